@@ -1,0 +1,21 @@
+// @ts-check
+import { defineConfig } from 'astro/config';
+import node from '@astrojs/node';
+
+// Pages and the read APIs are prerendered (`output: 'static'`); only routes that opt out with
+// `export const prerender = false` run on the server. The Node adapter builds in middleware mode
+// so that our own node:http edge (src/server/http.ts) sits in front of Astro's handler.
+export default defineConfig({
+  site: process.env.SITE_URL || 'http://127.0.0.1:4321',
+  // Separate output/cache folders let several builds run side by side (tests, benchmarks).
+  outDir: process.env.ASTRO_OUT_DIR || './dist',
+  cacheDir: process.env.ASTRO_CACHE_DIR || './node_modules/.astro',
+  output: 'static',
+  adapter: node({ mode: 'middleware' }),
+  // The adapter would otherwise enable filesystem sessions; nothing here uses them.
+  session: false,
+  // CSP hashes for every script and style Astro emits (no 'unsafe-inline').
+  security: { csp: true },
+  build: { format: 'directory' },
+  trailingSlash: 'ignore',
+});

@@ -1,0 +1,23 @@
+import { Migrator, type Kysely, type Migration, type MigrationResultSet } from 'kysely';
+import type { Engine } from '../create-db.ts';
+import { initial } from './0001-initial.ts';
+
+/** Every migration, in order. Names sort lexically; never rename or edit a shipped one. */
+function migrations(engine: Engine): Record<string, Migration> {
+  return {
+    '0001-initial': initial(engine),
+  };
+}
+
+/**
+ * Bring the schema up to date. Idempotent: applied migrations are skipped, and kysely's lock
+ * table keeps two instances starting together from running one twice. Returns kysely's
+ * `{ error, results }` instead of throwing, like every batch job here.
+ */
+export function migrateToLatest(db: Kysely<any>, engine: Engine): Promise<MigrationResultSet> {
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => migrations(engine) },
+  });
+  return migrator.migrateToLatest();
+}
