@@ -108,8 +108,10 @@ export interface Config extends Omit<z.output<typeof EnvSchema>, 'SITE_URL' | 'A
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
-  constructor(readonly problems: string[]) {
+  readonly problems: string[];
+  constructor(problems: string[]) {
     super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.problems = problems;
   }
 }
 

@@ -62,12 +62,13 @@ export class HttpError extends Error {
   readonly extensions: Record<string, unknown>;
   readonly headers: Record<string, string>;
 
-  constructor(
-    readonly status: number,
-    readonly code: ErrorCode,
-    init: HttpErrorInit = {},
-  ) {
+  readonly status: number;
+  readonly code: ErrorCode;
+
+  constructor(status: number, code: ErrorCode, init: HttpErrorInit = {}) {
     super(init.detail ?? TITLES[code], init.cause === undefined ? undefined : { cause: init.cause });
+    this.status = status;
+    this.code = code;
     this.title = TITLES[code];
     this.detail = init.detail;
     this.resolution = init.resolution;

@@ -1,4 +1,5 @@
-import { Migrator, type Kysely, type Migration, type MigrationResultSet } from 'kysely';
+import type { Kysely } from 'kysely';
+import { Migrator, type Migration, type MigrationResultSet } from 'kysely/migration';
 import type { Engine } from '../create-db.ts';
 import { initial } from './0001-initial.ts';
 

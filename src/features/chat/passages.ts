@@ -1,0 +1,195 @@
+/**
+ * What the assistant can quote: news articles and knowledge-base pages cut into passages small
+ * enough to answer one question (a heading's section, long sections split at paragraphs), each
+ * with the page a reader should open for more. Pure: input is plain objects, so tests and the
+ * Astro content layer feed it the same way.
+ */
+
+/** A news article as the assistant needs it (content collection `news`). */
+export interface NewsDoc {
+  /** Collection id; the article lives at `/news/<id>`. */
+  id: string;
+  heading: string;
+  subheading?: string | null | undefined;
+  /** Markdown body. */
+  body: string;
+  createdAt: Date;
+  /** Drafts are never quoted. */
+  draft?: boolean | undefined;
+}
+
+/** A knowledge-base page (content collection `assistant`, `content/assistant/*.md`). */
+export interface KnowledgeDoc {
+  id: string;
+  title: string;
+  /** One line on what the page covers; indexed as context for each of its passages. */
+  summary?: string | undefined;
+  /** Markdown body. Site links in it (`[form](/contact)`) become the passages' "read more". */
+  body: string;
+}
+
+/** One quotable piece of content. */
+export interface Passage {
+  /** Unique: `news:<id>#<n>` or `kb:<id>#<n>`. */
+  id: string;
+  kind: 'news' | 'kb';
+  /** The page title: the article heading or the knowledge page title. */
+  title: string;
+  /** The article subheading, or the section heading within a knowledge page. */
+  section: string;
+  /** Plain text of the passage (Markdown removed, code blocks kept apart in `code`). */
+  text: string;
+  /** Code blocks of the passage (e.g. a curl example), verbatim. */
+  code: string[];
+  /** Extra words that describe the whole page (knowledge summary), searched with a low weight. */
+  context: string;
+  /** Site path to read more (`/news/<id>`, `/contact`...), if the passage has one. */
+  url: string | undefined;
+  /** ISO date of a news article. */
+  date: string | undefined;
+}
+
+/** Passages longer than this (characters) are split at paragraph boundaries. */
+const MAX_PASSAGE_CHARS = 900;
+
+const LINK = /!?\[([^\]]*)\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g;
+
+/** A link to a page of this site: an absolute path (not a protocol-relative `//host`). */
+function sitePath(href: string): string | undefined {
+  if (href.startsWith('/') && !href.startsWith('//')) return href;
+  return undefined;
+}
+
+interface Block {
+  kind: 'prose' | 'code';
+  text: string;
+}
+
+/** Markdown inline syntax to plain text, collecting link targets in order. */
+export function inlineToPlain(markdown: string, links: string[] = []): string {
+  return markdown
+    .replace(LINK, (match, label: string, href: string) => {
+      if (match.startsWith('!')) return label; // image: keep its alt text
+      const path = sitePath(href);
+      if (path) links.push(path);
+      // An external link keeps its address so a reader of plain text can still follow it.
+      return path || !/^https?:/.test(href) ? label : `${label} (${href})`;
+    })
+    .replace(/<[^>]+>/g, '')
+    .replace(/`([^`]+)`/g, '$1')
+    .replace(/(\*\*|__)(.+?)\1/g, '$2')
+    .replace(/(^|[\s(])[*_](\S(?:.*?\S)?)[*_](?=[\s).,;:!?]|$)/g, '$1$2');
+}
+
+/** Split a Markdown body into sections (text before the first heading has heading ''). */
+function sections(markdown: string): Array<{ heading: string; blocks: Block[] }> {
+  const out: Array<{ heading: string; blocks: Block[] }> = [{ heading: '', blocks: [] }];
+  const lines = markdown.replace(/\r\n?/g, '\n').split('\n');
+  let paragraph: string[] = [];
+  let fence: { marker: string; lines: string[] } | undefined;
+  const current = () => out[out.length - 1]!;
+  const flush = () => {
+    const text = paragraph.join('\n').trim();
+    if (text) current().blocks.push({ kind: 'prose', text });
+    paragraph = [];
+  };
+  for (const line of lines) {
+    if (fence) {
+      if (line.trim().startsWith(fence.marker)) {
+        current().blocks.push({ kind: 'code', text: fence.lines.join('\n') });
+        fence = undefined;
+      } else fence.lines.push(line);
+      continue;
+    }
+    const fenceOpen = /^\s*(`{3,}|~{3,})/.exec(line);
+    if (fenceOpen) {
+      flush();
+      fence = { marker: fenceOpen[1]!, lines: [] };
+      continue;
+    }
+    const heading = /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
+    if (heading) {
+      flush();
+      out.push({ heading: inlineToPlain(heading[1]!), blocks: [] });
+      continue;
+    }
+    if (line.trim() === '') flush();
+    else paragraph.push(line);
+  }
+  if (fence) current().blocks.push({ kind: 'code', text: fence.lines.join('\n') });
+  flush();
+  return out.filter((section) => section.blocks.length > 0);
+}
+
+/** Prose blocks as plain text; list items keep a leading "- " so they still read as a list. */
+function proseToPlain(block: string, links: string[]): string {
+  return block
+    .split('\n')
+    .map((line) => line.replace(/^\s*(?:[-*+]|\d+[.)])\s+/, '- ').replace(/^\s*>\s?/, '').trim())
+    .map((line) => inlineToPlain(line, links))
+    .join('\n');
+}
+
+/** Group blocks into passages of at most MAX_PASSAGE_CHARS (a single longer block stays whole). */
+function groupBlocks(blocks: Block[]): Block[][] {
+  const groups: Block[][] = [];
+  let group: Block[] = [];
+  let size = 0;
+  for (const block of blocks) {
+    if (group.length > 0 && size + block.text.length > MAX_PASSAGE_CHARS) {
+      groups.push(group);
+      group = [];
+      size = 0;
+    }
+    group.push(block);
+    size += block.text.length;
+  }
+  if (group.length > 0) groups.push(group);
+  return groups;
+}
+
+function toPassageParts(blocks: Block[]): { text: string; code: string[]; links: string[] } {
+  const links: string[] = [];
+  const prose: string[] = [];
+  const code: string[] = [];
+  for (const block of blocks) {
+    if (block.kind === 'code') code.push(block.text);
+    else prose.push(proseToPlain(block.text, links));
+  }
+  return { text: prose.join('\n\n'), code, links };
+}
+
+/** An article is quoted from its subheading and body; it always links to its own page. */
+export function newsPassages(doc: NewsDoc): Passage[] {
+  if (doc.draft) return [];
+  const url = `/news/${doc.id}`;
+  const date = doc.createdAt.toISOString().slice(0, 10);
+  const blocks = sections(doc.body).flatMap((section) =>
+    section.heading ? [{ kind: 'prose' as const, text: section.heading }, ...section.blocks] : section.blocks,
+  );
+  const groups = blocks.length > 0 ? groupBlocks(blocks) : [[]];
+  return groups.map((group, n) => {
+    const { text, code } = toPassageParts(group);
+    return { id: `news:${doc.id}#${n}`, kind: 'news', title: doc.heading, section: doc.subheading ?? '', text, code, context: '', url, date };
+  });
+}
+
+/**
+ * A knowledge page is cut at its headings. A passage's "read more" is the first site link in it,
+ * else the first site link of the page, so an editor decides links by writing them.
+ */
+export function knowledgePassages(doc: KnowledgeDoc): Passage[] {
+  const parts = sections(doc.body).flatMap((section) => groupBlocks(section.blocks).map((group) => ({ heading: section.heading, ...toPassageParts(group) })));
+  const pageLink = parts.find((part) => part.links.length > 0)?.links[0];
+  return parts.map((part, n) => ({
+    id: `kb:${doc.id}#${n}`,
+    kind: 'kb',
+    title: doc.title,
+    section: part.heading,
+    text: part.text,
+    code: part.code,
+    context: [doc.title, doc.summary ?? ''].join(' ').trim(),
+    url: part.links[0] ?? pageLink,
+    date: undefined,
+  }));
+}

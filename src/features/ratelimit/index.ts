@@ -1,0 +1,10 @@
+/** The rate-limit feature's public surface (issue 4): policies, client identity, stores, headers. */
+export { policiesFromConfig, routeClassOf } from './policies.ts';
+export type { RateLimitConfig, RouteClass, Window } from './policies.ts';
+export { clientKeyOf } from './client-key.ts';
+export type { Decision, RateLimitStore, WindowState } from './limiter.ts';
+export { createMemoryStore } from './memory-store.ts';
+export type { MemoryStore, MemoryStoreOptions } from './memory-store.ts';
+export { createRedisStore } from './redis-store.server.ts';
+export type { RedisStore, RedisStoreOptions } from './redis-store.server.ts';
+export { dataHeaders, headlineWindow, RATE_LIMIT_HEADER_NAMES, siteHeaders } from './headers.ts';

@@ -1,0 +1,47 @@
+/**
+ * The rate limiter's contract: a store takes one request's worth from every window of a route
+ * for a client, atomically, and answers with a `Decision` the edge turns into headers.
+ *
+ * Implementations: `createMemoryStore` (in-process, bounded LRU; the default) and
+ * `createRedisStore` (shared by every instance; one Lua round trip per check; falls back to an
+ * in-process store while Redis is unreachable).
+ */
+import type { Window } from './policies.ts';
+
+export interface WindowState {
+  window: Window;
+  /** Whole requests this window would still admit, after this request. */
+  remaining: number;
+  /** Seconds until this window is full again (rounded up). For a UTC day: until 00:00 UTC. */
+  resetSeconds: number;
+  /** The same in milliseconds, unrounded, for headers that report an absolute time. */
+  resetMs: number;
+}
+
+export interface Decision {
+  /** True when every window had a request to spare; all were then charged one. */
+  allowed: boolean;
+  /** State of each window of the route, in policy order, AFTER this request (nothing is consumed when refused). */
+  windows: WindowState[];
+  /** Name of the exhausted window when refused (the one that keeps the request out longest). */
+  scope?: string;
+  /** Whole seconds, at least 1, until this request would be admitted, when refused. */
+  retryAfterSeconds?: number;
+}
+
+export interface RateLimitStore {
+  /**
+   * Charge one request to every window, or to none if any is empty. `key` is the client
+   * identity (`clientKeyOf`); `nowMs` the caller's clock (the Redis store may use the server's,
+   * see its options). Never rejects: a store that cannot reach its backend answers from memory.
+   */
+  take(key: string, windows: Window[], nowMs: number): Promise<Decision>;
+  /** Release connections; later takes are answered in-process. */
+  close(): Promise<void>;
+}
+
+export { createMemoryStore } from './memory-store.ts';
+export type { MemoryStoreOptions } from './memory-store.ts';
+export { createRedisStore } from './redis-store.server.ts';
+export type { RedisStoreOptions } from './redis-store.server.ts';
+export { siteHeaders, dataHeaders, headlineWindow } from './headers.ts';

@@ -1,0 +1,174 @@
+/**
+ * The shared store: buckets live in Redis so every instance behind a load balancer draws from
+ * the same limits. Each check is one EVALSHA of the script in redis-script.ts (ioredis
+ * `defineCommand`, which falls back to EVAL when Redis answers NOSCRIPT, e.g. after a restart).
+ *
+ * The limiter must never be the reason a request fails or hangs (issue 4): when Redis is
+ * unreachable, slow or answers nonsense, `take` answers from an in-process memory store instead.
+ * One warning is logged per outage and one info line when Redis answers again. While Redis is
+ * failing, takes stay in memory for `retryAfterFailureMs`, then a single probe request tries
+ * Redis again (a small circuit breaker), so a slow Redis costs at most one command timeout per
+ * interval rather than one per request.
+ */
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Decision, RateLimitStore } from './limiter.ts';
+import { createMemoryStore } from './memory-store.ts';
+import type { Window } from './policies.ts';
+import { decisionFromReply, scriptArgs, TAKE_SCRIPT, windowKey } from './redis-script.ts';
+
+export interface RedisStoreOptions {
+  /** redis:// or rediss:// URL (REDIS_URL). */
+  url: string;
+  log: Logger;
+  /** Prefix of every key; default 'rl:'. Tests use a unique one per run. */
+  prefix?: string;
+  /**
+   * Whose clock measures refill: 'redis' (default) uses the Redis server's TIME, one clock for
+   * every instance, so clock skew between instances cannot mint tokens; 'caller' uses the
+   * `nowMs` passed to `take` (tests with an injected clock).
+   */
+  clock?: 'redis' | 'caller';
+  /** A command unanswered after this long counts as an outage; default 250 ms. */
+  commandTimeoutMs?: number;
+  /** After a failure, answer from memory this long before probing Redis again; default 1 000 ms. */
+  retryAfterFailureMs?: number;
+  /** Bound of the in-process fallback store (see createMemoryStore). */
+  maxKeys?: number;
+}
+
+export interface RedisStore extends RateLimitStore {
+  /** True while takes are answered in-process because Redis is failing. */
+  readonly degraded: boolean;
+}
+
+/** The script as a command on the client: numkeys, keys..., args... (EVALSHA argument order). */
+interface WithTakeCommand {
+  rateLimitTake(numKeys: number, ...keysAndArgs: string[]): Promise<unknown>;
+}
+
+export function createRedisStore(opts: RedisStoreOptions): RedisStore {
+  const log = opts.log.child({ component: 'ratelimit' });
+  const prefix = opts.prefix ?? 'rl:';
+  const commandTimeout = opts.commandTimeoutMs ?? 250;
+  const retryAfterFailureMs = opts.retryAfterFailureMs ?? 1_000;
+  const fallback = createMemoryStore(opts.maxKeys === undefined ? {} : { maxKeys: opts.maxKeys });
+
+  const client = new Redis(opts.url, {
+    // Connect on first use (no I/O when the store is created) and never queue commands while
+    // disconnected: a queued command is a request waiting on the limiter.
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    // Reject in-flight commands as soon as the connection drops, instead of resending them.
+    maxRetriesPerRequest: 0,
+    autoResendUnfulfilledCommands: false,
+    commandTimeout,
+    connectTimeout: 2_000,
+    // Keep reconnecting in the background for as long as the process runs.
+    retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
+    connectionName: 'ratelimit',
+  });
+  client.defineCommand('rateLimitTake', { lua: TAKE_SCRIPT });
+  const redis = client as Redis & WithTakeCommand;
+
+  let closed = false;
+  let degraded = false;
+  let skipUntil = 0;
+  let probing = false;
+  let firstConnect: Promise<void> | undefined;
+
+  // ioredis emits 'error' for every failed (re)connection attempt; an 'error' event without a
+  // listener would crash the process. The outage itself is reported once, by `take`.
+  client.on('error', (err: Error) => log.debug({ err: err.message }, 'Redis connection error'));
+  // A fresh connection: let the next take probe Redis at once instead of waiting out the interval.
+  client.on('ready', () => {
+    skipUntil = 0;
+  });
+
+  function startFirstConnect(): Promise<void> {
+    // Requests arriving while the very first connection is being made wait for it, at most one
+    // command timeout: otherwise every instance would start with a spurious outage warning.
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, commandTimeout);
+      timer.unref();
+      client.connect().then(
+        () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        () => {
+          // The retry strategy keeps trying; the take that waited reports the outage.
+          clearTimeout(timer);
+          resolve();
+        },
+      );
+    });
+  }
+
+  function outage(reason: unknown): void {
+    skipUntil = performance.now() + retryAfterFailureMs;
+    if (degraded) return;
+    degraded = true;
+    log.warn(
+      { err: reason instanceof Error ? reason.message : String(reason) },
+      'Redis unavailable: rate limits are enforced per instance until it answers again',
+    );
+  }
+
+  function recovered(): void {
+    if (!degraded) return;
+    degraded = false;
+    log.info('Redis answers again: rate limits are shared again');
+  }
+
+  async function take(key: string, windows: Window[], nowMs: number): Promise<Decision> {
+    if (windows.length === 0 || closed) return fallback.takeNow(key, windows, nowMs);
+    if (client.status === 'wait') firstConnect ??= startFirstConnect();
+    if (firstConnect !== undefined && client.status !== 'ready') await firstConnect;
+    if (client.status !== 'ready') {
+      outage(new Error(`Redis connection is ${client.status}`));
+      return fallback.takeNow(key, windows, nowMs);
+    }
+    let probe = false;
+    if (degraded) {
+      if (probing || performance.now() < skipUntil) return fallback.takeNow(key, windows, nowMs);
+      probing = probe = true;
+    }
+    try {
+      const reply = await redis.rateLimitTake(
+        windows.length,
+        ...windows.map((w) => windowKey(prefix, key, w)),
+        ...scriptArgs(windows, opts.clock === 'caller' ? nowMs : undefined),
+      );
+      const decision = decisionFromReply(windows, reply);
+      recovered();
+      return decision;
+    } catch (err) {
+      outage(err);
+      return fallback.takeNow(key, windows, nowMs);
+    } finally {
+      if (probe) probing = false;
+    }
+  }
+
+  async function close(): Promise<void> {
+    if (closed) return;
+    closed = true;
+    try {
+      if (client.status === 'ready') await client.quit();
+    } catch {
+      // Quitting politely failed (Redis went away meanwhile); disconnect below either way.
+    } finally {
+      client.disconnect();
+      await fallback.close();
+    }
+  }
+
+  return {
+    take,
+    close,
+    get degraded() {
+      return degraded;
+    },
+  };
+}

@@ -1,0 +1,96 @@
+/**
+ * UTC calendar days as integers ("epoch days": days since 1970-01-01) and `YYYY-MM-DD` strings.
+ *
+ * Integer arithmetic (Howard Hinnant's days_from_civil / civil_from_days, proleptic Gregorian)
+ * rather than `Date`: `Date.UTC` maps years 0-99 to 1900-1999 and silently rolls 2026-02-30
+ * over to March, and we need a strict answer to "is this a calendar date?". The database
+ * buckets events by the same rule, `[day * 86 400 000, (day + 1) * 86 400 000)` in epoch ms,
+ * so SQLite and PostgreSQL agree without any engine date function.
+ */
+
+export const MS_PER_DAY = 86_400_000;
+
+/** Strict shape of a day: four-digit year, two-digit month and day (ISO 8601 calendar date, RFC 3339 full-date). */
+export const DAY_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+export function isLeapYear(year: number): boolean {
+  return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+}
+
+export function daysInMonth(year: number, month: number): number {
+  if (month === 2) return isLeapYear(year) ? 29 : 28;
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+}
+
+/** Epoch day of a valid civil date (no range checks: callers validate first). */
+export function epochDayOf(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const monthFromMarch = (month + 9) % 12;
+  const dayOfYear = Math.floor((153 * monthFromMarch + 2) / 5) + day - 1;
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return era * 146_097 + dayOfEra - 719_468;
+}
+
+/** `YYYY-MM-DD` of an epoch day. */
+export function formatDay(epochDay: number): string {
+  const z = epochDay + 719_468;
+  const era = Math.floor(z / 146_097);
+  const dayOfEra = z - era * 146_097;
+  const yearOfEra = Math.floor((dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365);
+  const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
+  const monthFromMarch = Math.floor((5 * dayOfYear + 2) / 153);
+  const day = dayOfYear - Math.floor((153 * monthFromMarch + 2) / 5) + 1;
+  const month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9;
+  const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
+  return `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
+}
+
+export type DayCheck = { ok: true; epochDay: number } | { ok: false; problem: 'format' | 'calendar' };
+
+/** Whether `text` is a `YYYY-MM-DD` string naming a day that exists (2026-02-29 does not, 2028-02-29 does). */
+export function checkDay(text: string): DayCheck {
+  const match = DAY_PATTERN.exec(text);
+  if (!match) return { ok: false, problem: 'format' };
+  const year = Number(match[1]);
+  const month = Number(match[2]);
+  const day = Number(match[3]);
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return { ok: false, problem: 'calendar' };
+  return { ok: true, epochDay: epochDayOf(year, month, day) };
+}
+
+/** Epoch day of a valid `YYYY-MM-DD`; throws on anything else (for values already validated). */
+export function parseDay(text: string): number {
+  const checked = checkDay(text);
+  if (!checked.ok) throw new RangeError(`${JSON.stringify(text)} is not a YYYY-MM-DD calendar date`);
+  return checked.epochDay;
+}
+
+/** The UTC day an instant (epoch ms) falls on. Floor, not truncation, so instants before 1970 bucket correctly too. */
+export function dayOfInstant(epochMs: number): number {
+  return Math.floor(epochMs / MS_PER_DAY);
+}
+
+/** First millisecond of an epoch day (inclusive lower bound of its bucket). */
+export function startOfDayMs(epochDay: number): number {
+  return epochDay * MS_PER_DAY;
+}
+
+/** Every epoch day from `first` to `last`, both included. */
+export function daysBetween(first: number, last: number): number[] {
+  const days: number[] = [];
+  for (let d = first; d <= last; d++) days.push(d);
+  return days;
+}
+
+/** Group ascending epoch days into runs of consecutive days, as `[first, last]` pairs. */
+export function consecutiveRuns(days: readonly number[]): Array<[number, number]> {
+  const runs: Array<[number, number]> = [];
+  for (const day of days) {
+    const last = runs.at(-1);
+    if (last && day === last[1] + 1) last[1] = day;
+    else runs.push([day, day]);
+  }
+  return runs;
+}

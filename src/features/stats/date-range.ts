@@ -1,0 +1,104 @@
+/**
+ * The query of `GET /api/v1/public/data` (interface spec sections 4 and 7): `startDate` and
+ * `endDate`, both required (the spec's prose says so; its parameter table is looser), both
+ * `YYYY-MM-DD` naming real calendar days, `endDate` not before `startDate`, and at most 31 days
+ * counting both ends. Any violation is a 400 `SVC1005` whose message names the rule that failed.
+ */
+import { z } from 'zod';
+import { HttpError } from '../../server/problem.ts';
+import { DAY_PATTERN, checkDay, formatDay, parseDay } from './calendar.ts';
+
+/** Longest range one request may ask for, both ends included (spec section 8). */
+export const MAX_RANGE_DAYS = 31;
+
+/** Echo user input in a message, bounded so a megabyte of garbage does not come back. */
+function shown(value: unknown): string {
+  const text = String(value);
+  return JSON.stringify(text.length > 24 ? `${text.slice(0, 24)}…` : text);
+}
+
+function dayParameter(name: 'startDate' | 'endDate', role: string) {
+  return z
+    .string({
+      error: (issue) =>
+        issue.input === undefined
+          ? `${name} is required: give the ${role} day of the range as YYYY-MM-DD`
+          : Array.isArray(issue.input)
+            ? `${name} was given ${issue.input.length} times: give it once`
+            : `${name} must be a single YYYY-MM-DD value`,
+    })
+    .regex(DAY_PATTERN, { error: (issue) => `${name} must be a date in YYYY-MM-DD format, got ${shown(issue.input)}` })
+    // Only judged once the shape is right, so a malformed value gets one message, not two.
+    .refine((value) => !DAY_PATTERN.test(value) || checkDay(value).ok, {
+      error: (issue) => `${name} ${shown(issue.input)} is not a calendar date`,
+    })
+    .describe(`The ${role} day of the range (UTC), YYYY-MM-DD, included.`);
+}
+
+/** Query parameters of Get Data. Cross-field rules (order, span) are checked by `parseDateRange`. */
+export const DataQuery = z.object({
+  /** First day of the range (UTC), YYYY-MM-DD, included. */
+  startDate: dayParameter('startDate', 'first'),
+  /** Last day of the range (UTC), YYYY-MM-DD, included; not before startDate, at most 30 days after it. */
+  endDate: dayParameter('endDate', 'last'),
+});
+export type DataQuery = z.infer<typeof DataQuery>;
+
+/** A validated range. */
+export interface DateRange {
+  /** First day, YYYY-MM-DD. */
+  startDate: string;
+  /** Last day, YYYY-MM-DD. */
+  endDate: string;
+  /** First day as days since 1970-01-01. */
+  start: number;
+  /** Last day as days since 1970-01-01. */
+  end: number;
+  /** Number of days in the range, both ends included (1 to 31). */
+  days: number;
+}
+
+/** URL query to a plain object; a parameter given more than once becomes an array so the schema can refuse it. */
+function queryObject(params: URLSearchParams): Record<string, string | string[]> {
+  const result: Record<string, string | string[]> = {};
+  for (const key of new Set(params.keys())) {
+    const values = params.getAll(key);
+    result[key] = values.length === 1 ? values[0]! : values;
+  }
+  return result;
+}
+
+function invalid(detail: string): HttpError {
+  return new HttpError(400, 'SVC1005', {
+    detail,
+    resolution: `Send startDate and endDate as YYYY-MM-DD, endDate not before startDate, at most ${MAX_RANGE_DAYS} days apart counting both.`,
+  });
+}
+
+/**
+ * Validate the query of a data request. Unknown parameters are ignored (they do not change the
+ * answer). Throws `HttpError(400, 'SVC1005')` naming the first rule that failed; when both dates
+ * are malformed, both are named.
+ */
+export function parseDateRange(params: URLSearchParams): DateRange {
+  const parsed = DataQuery.safeParse(queryObject(params));
+  if (!parsed.success) {
+    const order = ['startDate', 'endDate'];
+    const messages = [...parsed.error.issues]
+      .sort((a, b) => order.indexOf(String(a.path[0])) - order.indexOf(String(b.path[0])))
+      .map((issue) => issue.message);
+    throw invalid(messages.join('; '));
+  }
+  const { startDate, endDate } = parsed.data;
+  // Both passed checkDay inside the schema, so parseDay cannot throw here.
+  const start = parseDay(startDate);
+  const end = parseDay(endDate);
+  if (end < start) throw invalid(`endDate ${endDate} is before startDate ${startDate}`);
+  const days = end - start + 1;
+  if (days > MAX_RANGE_DAYS) {
+    throw invalid(
+      `the range ${startDate} to ${endDate} covers ${days} days; at most ${MAX_RANGE_DAYS} are allowed (endDate at the latest ${formatDay(start + MAX_RANGE_DAYS - 1)})`,
+    );
+  }
+  return { startDate, endDate, start, end, days };
+}

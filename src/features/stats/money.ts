@@ -1,0 +1,55 @@
+/**
+ * Money crosses the system as integer minor units (cents) and becomes a decimal only at the
+ * edges: parsed exactly from text on import, printed exactly to JSON on the way out. Binary
+ * floating point never does arithmetic on it, so 0.10 + 0.20 is stored as 10 + 20 = 30 cents
+ * and served as `0.3`, never `0.30000000000000004`.
+ */
+
+/** Largest whole-unit part we accept: keeps cents below Number.MAX_SAFE_INTEGER (2^53 - 1). */
+const MAX_UNIT_DIGITS = 13;
+const AMOUNT_PATTERN = new RegExp(`^(-?)(\\d{1,${MAX_UNIT_DIGITS}})(?:\\.(\\d{1,2}))?$`);
+
+/**
+ * Cents to the JSON number that prints exactly as the decimal amount (1234567 -> 12345.67).
+ *
+ * Built from the decimal string, not by `cents / 100`: `Number("12345.67")` is the double
+ * nearest to that decimal, and ECMAScript's Number-to-String (used by JSON.stringify) prints the
+ * shortest string that reads back as the same double, i.e. exactly "12345.67".
+ */
+export function centsToAmount(cents: number): number {
+  if (!Number.isSafeInteger(cents)) throw new RangeError(`cents must be a safe integer, got ${cents}`);
+  const sign = cents < 0 ? '-' : '';
+  const abs = Math.abs(cents);
+  const units = Math.floor(abs / 100);
+  const fraction = abs % 100;
+  return Number(`${sign}${units}.${String(fraction).padStart(2, '0')}`);
+}
+
+export type CentsParse = { ok: true; cents: number } | { ok: false; reason: string };
+
+/**
+ * A decimal amount in currency units ("12.5", 12.5, "0.07") to integer cents, exactly.
+ * Refuses more than two decimals rather than rounding: a third decimal means the producer and
+ * we disagree about the unit, and silently rounding would hide that.
+ *
+ * A JSON number has already become a double when we see it; `String(n)` gives back the shortest
+ * decimal that reads as that double (0.1 -> "0.1"), which is what the producer wrote.
+ */
+export function amountToCents(input: string | number): CentsParse {
+  let text: string;
+  if (typeof input === 'number') {
+    if (!Number.isFinite(input)) return { ok: false, reason: `${input} is not a finite amount` };
+    text = String(input);
+  } else {
+    text = input.trim();
+  }
+  const match = AMOUNT_PATTERN.exec(text);
+  if (!match) {
+    if (/^-?\d+\.\d{3,}$/.test(text)) return { ok: false, reason: `${text} has more than 2 decimals` };
+    if (/^-?\d+(\.\d+)?$/.test(text)) return { ok: false, reason: `${text} is too large (at most ${MAX_UNIT_DIGITS} digits before the decimal point)` };
+    return { ok: false, reason: `${JSON.stringify(text.length > 32 ? `${text.slice(0, 32)}…` : text)} is not a decimal amount such as 12.34` };
+  }
+  const [, sign, units, fraction = ''] = match;
+  const cents = Number(units) * 100 + Number(fraction.padEnd(2, '0'));
+  return { ok: true, cents: sign === '-' && cents !== 0 ? -cents : cents };
+}

@@ -1,0 +1,112 @@
+/**
+ * Composition root: builds every long-lived part from the validated configuration and returns a
+ * handle that listens and shuts down. Nothing here runs at import time; `main.ts` calls it, and
+ * tests can too.
+ */
+import type { AddressInfo } from 'node:net';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { defaultOrigins, type Config } from '../config.ts';
+import { createDb } from '../db/create-db.ts';
+import { migrateToLatest } from '../db/migrations/index.ts';
+import type { Services } from '../services.ts';
+import { createEdge, type AstroHandler } from './http.ts';
+import type { Logger } from './log.ts';
+import { ResponseCache } from './response-cache.ts';
+import { loadStaticFiles } from './static-files.ts';
+
+/** Upper bound on how stale a cached response may be on an instance that missed a purge. */
+const CACHE_MAX_TTL_MS = 60_000;
+
+export interface AppHandle {
+  services: Services;
+  /** Start listening; resolves with the bound origin. */
+  listen(): Promise<string>;
+  /** Stop accepting, let in-flight requests finish within `graceMs`, then release everything. */
+  close(graceMs?: number): Promise<void>;
+}
+
+export async function createApp(config: Config, log: Logger): Promise<AppHandle> {
+  const distDir = resolve(config.DIST_DIR);
+  const handle = createDb(config.DATABASE_URL, { sqliteSynchronous: config.SQLITE_SYNCHRONOUS });
+  const migration = await migrateToLatest(handle.db, handle.engine);
+  if (migration.error) {
+    await handle.close();
+    throw new Error(`Database migration failed on ${handle.target}: ${(migration.error as Error).message ?? migration.error}`, { cause: migration.error });
+  }
+  for (const result of migration.results ?? []) {
+    if (result.status === 'Success') log.info({ migration: result.migrationName }, 'migration applied');
+  }
+
+  const entry = pathToFileURL(join(distDir, 'server', 'entry.mjs')).href;
+  let astro: AstroHandler;
+  try {
+    ({ handler: astro } = (await import(entry)) as { handler: AstroHandler });
+  } catch (error) {
+    await handle.close();
+    throw new Error(`Cannot load the Astro build at ${entry}: run \`npm run build\` first.`, { cause: error });
+  }
+  const statics = await loadStaticFiles(join(distDir, 'client'));
+  const cache = new ResponseCache({ maxBytes: config.RESPONSE_CACHE_MAX_BYTES, maxTtlMs: CACHE_MAX_TTL_MS });
+
+  const services: Services = {
+    config,
+    db: handle,
+    log,
+    purgeCache: (prefix) => {
+      const dropped = cache.purge(prefix);
+      if (dropped > 0) log.debug({ prefix, dropped }, 'response cache purged');
+    },
+  };
+
+  const edge = createEdge({
+    services,
+    log,
+    astro,
+    statics,
+    cache,
+    allowedOrigins: config.ALLOWED_ORIGINS,
+    https: config.SITE_URL.startsWith('https:'),
+  });
+
+  const { server } = edge;
+  let closing: Promise<void> | undefined;
+  return {
+    services,
+    listen: () =>
+      new Promise((resolvePromise, reject) => {
+        server.once('error', reject);
+        server.listen(config.PORT, config.HOST, () => {
+          server.off('error', reject);
+          const { port } = server.address() as AddressInfo;
+          const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST;
+          const origin = `http://${host}:${port}`;
+          if (config.siteUrlDerived && port !== config.PORT) {
+            // PORT=0: the derived site origin follows the port actually bound.
+            config.SITE_URL = origin;
+            if (!process.env['ALLOWED_ORIGINS']) config.ALLOWED_ORIGINS = defaultOrigins(origin);
+          }
+          resolvePromise(origin);
+        });
+      }),
+    close: (graceMs = config.SHUTDOWN_GRACE_MS) =>
+      (closing ??= (async () => {
+        edge.startDraining();
+        await new Promise<void>((resolveClose) => {
+          const force = setTimeout(() => {
+            log.warn({ graceMs }, 'grace period over: closing remaining connections');
+            server.closeAllConnections();
+          }, graceMs);
+          force.unref();
+          // close() stops accepting and (Node >= 19) drops idle keep-alive sockets; requests
+          // in flight, streams included, run to completion.
+          server.close(() => {
+            clearTimeout(force);
+            resolveClose();
+          });
+          server.closeIdleConnections();
+        });
+        await handle.close();
+      })()),
+  };
+}

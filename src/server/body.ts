@@ -1,0 +1,64 @@
+/**
+ * Reading request bodies at the edge, with a per-route ceiling enforced while reading: a client
+ * announcing or sending more than the limit gets 413 as soon as the limit is crossed, and the
+ * rest is never buffered (the connection is closed instead).
+ */
+import type { IncomingMessage } from 'node:http';
+import { HttpError } from './problem.ts';
+
+/** Byte ceilings by path; everything else gets `DEFAULT_BODY_LIMIT`. */
+const LIMITS: Record<string, number> = {
+  '/api/contact': 32 * 1024,
+  '/api/chat': 64 * 1024,
+};
+export const DEFAULT_BODY_LIMIT = 64 * 1024;
+
+export function bodyLimitFor(pathname: string): number {
+  return LIMITS[pathname] ?? DEFAULT_BODY_LIMIT;
+}
+
+function tooLarge(limit: number): HttpError {
+  return new HttpError(413, 'payload_too_large', {
+    detail: `The request body exceeds ${limit} bytes.`,
+    resolution: `Send at most ${limit} bytes.`,
+    headers: { connection: 'close' },
+  });
+}
+
+export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) return Promise.reject(tooLarge(limit));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const cleanup = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('aborted', onAborted);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        cleanup();
+        req.pause();
+        reject(tooLarge(limit));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(Buffer.concat(chunks, size));
+    };
+    const onError = (error: Error) => {
+      cleanup();
+      reject(error);
+    };
+    const onAborted = () => onError(new Error('request aborted'));
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('aborted', onAborted);
+  });
+}

@@ -1,0 +1,132 @@
+/**
+ * The one response cache: serialised GET responses of on-demand endpoints, keyed by the
+ * normalised URL, kept for as long as the endpoint's Cache-Control allows (RFC 9111, via
+ * http-cache-semantics) and never longer than `maxTtlMs`, so instances that cannot see each
+ * other's purges still converge within that bound. Bounded by bytes (lru-cache `maxSize`).
+ * Only content headers are stored; per-client headers (rate limits, request id) never are.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import CachePolicy from 'http-cache-semantics';
+import { LRUCache } from 'lru-cache';
+import { storeBody, strongEtag, type StoredBody } from './static-files.ts';
+
+export interface CachedResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: StoredBody;
+  etag: string;
+}
+
+/** Headers that describe the representation, and so may be replayed to any client. */
+const CONTENT_HEADERS = ['content-type', 'cache-control', 'etag', 'last-modified', 'content-language', 'expires'];
+/** Bodies larger than this are streamed through uncached. */
+const MAX_ENTRY_BYTES = 1024 * 1024;
+
+export interface ResponseCacheOptions {
+  maxBytes: number;
+  maxTtlMs: number;
+}
+
+export class ResponseCache {
+  readonly #lru: LRUCache<string, CachedResponse>;
+  readonly #maxTtlMs: number;
+
+  constructor({ maxBytes, maxTtlMs }: ResponseCacheOptions) {
+    this.#maxTtlMs = maxTtlMs;
+    this.#lru = new LRUCache<string, CachedResponse>({
+      maxSize: maxBytes,
+      sizeCalculation: (entry) => entry.body.identity.length + (entry.body.br?.length ?? 0) + (entry.body.gzip?.length ?? 0) + 256,
+      ttlAutopurge: false,
+    });
+  }
+
+  /** Path plus query parameters sorted by name: `?b=2&a=1` and `?a=1&b=2` share an entry. */
+  static keyOf(url: URL): string {
+    const params = [...url.searchParams].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return params.length === 0 ? url.pathname : `${url.pathname}?${new URLSearchParams(params).toString()}`;
+  }
+
+  get(key: string): CachedResponse | undefined {
+    return this.#lru.get(key);
+  }
+
+  get size(): number {
+    return this.#lru.size;
+  }
+
+  /** Drop every entry whose key starts with `pathPrefix`. */
+  purge(pathPrefix: string): number {
+    let dropped = 0;
+    for (const key of [...this.#lru.keys()]) {
+      if (key.startsWith(pathPrefix)) {
+        this.#lru.delete(key);
+        dropped++;
+      }
+    }
+    return dropped;
+  }
+
+  clear(): void {
+    this.#lru.clear();
+  }
+
+  /**
+   * Tee what a handler writes to `res`; once it finishes, store it if RFC 9111 says a shared
+   * cache may. Must be called before the handler writes anything.
+   */
+  capture(key: string, req: IncomingMessage, res: ServerResponse): void {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let overflow = false;
+    const collect = (chunk: unknown, encoding?: unknown) => {
+      if (overflow || chunk === undefined || chunk === null || typeof chunk === 'function') return;
+      const buf =
+        typeof chunk === 'string'
+          ? Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8')
+          : chunk instanceof Uint8Array
+            ? Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)
+            : undefined;
+      if (!buf) return;
+      size += buf.length;
+      if (size > MAX_ENTRY_BYTES) {
+        overflow = true;
+        chunks.length = 0;
+      } else chunks.push(Buffer.from(buf));
+    };
+    const write = res.write.bind(res);
+    const end = res.end.bind(res);
+    res.write = ((chunk: unknown, ...rest: unknown[]) => {
+      collect(chunk, rest[0]);
+      return (write as (...a: unknown[]) => boolean)(chunk, ...rest);
+    }) as typeof res.write;
+    res.end = ((chunk?: unknown, ...rest: unknown[]) => {
+      collect(chunk, rest[0]);
+      return (end as (...a: unknown[]) => ServerResponse)(chunk, ...rest);
+    }) as typeof res.end;
+
+    res.once('finish', () => {
+      if (overflow || res.statusCode !== 200) return;
+      const headers: Record<string, string> = {};
+      for (const name of CONTENT_HEADERS) {
+        const value = res.getHeader(name);
+        if (value !== undefined) headers[name] = String(value);
+      }
+      const vary = res.getHeader('vary');
+      // A response that varies on anything but encoding would need a secondary key; not cached.
+      if (vary !== undefined && String(vary).toLowerCase().split(',').some((v) => v.trim() !== 'accept-encoding')) return;
+      if (res.getHeader('set-cookie') !== undefined) return;
+      const policy = new CachePolicy(
+        { url: req.url ?? '/', method: 'GET', headers: req.headers },
+        { status: 200, headers: { ...headers } },
+        { shared: true },
+      );
+      const ttl = Math.min(policy.timeToLive(), this.#maxTtlMs);
+      if (!policy.storable() || ttl <= 0) return;
+      const identity = Buffer.concat(chunks);
+      const contentType = headers['content-type'] ?? 'application/octet-stream';
+      const etag = headers['etag'] ?? strongEtag(identity);
+      headers['etag'] = etag;
+      this.#lru.set(key, { status: 200, headers, body: storeBody(identity, contentType), etag }, { ttl });
+    });
+  }
+}

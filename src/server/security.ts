@@ -1,0 +1,30 @@
+/**
+ * Security headers every response carries. Page scripts and styles are governed by the
+ * per-page CSP that Astro generates (hashes, no 'unsafe-inline', `security.csp`), delivered as a
+ * <meta> element; directives a <meta> CSP cannot carry (frame-ancestors, CSP3 section 6.4.1) come
+ * from this header. Browsers enforce every policy present, so the two combine.
+ */
+import type { ServerResponse } from 'node:http';
+
+const PAGE_CSP = "frame-ancestors 'none'; base-uri 'self'; form-action 'self'; object-src 'none'";
+// API responses are never rendered as documents: forbid everything.
+const API_CSP = "default-src 'none'; frame-ancestors 'none'";
+
+const COMMON: ReadonlyArray<[string, string]> = [
+  ['X-Content-Type-Options', 'nosniff'],
+  ['Referrer-Policy', 'strict-origin-when-cross-origin'],
+  ['Permissions-Policy', 'camera=(), microphone=(), geolocation=(), payment=(), usb=(), interest-cohort=()'],
+  ['Cross-Origin-Opener-Policy', 'same-origin'],
+  ['X-Frame-Options', 'DENY'],
+];
+
+export function isApiPath(pathname: string): boolean {
+  return pathname.startsWith('/api/') || pathname === '/sellers.json' || pathname === '/openapi.json';
+}
+
+export function applySecurityHeaders(res: ServerResponse, pathname: string, https: boolean): void {
+  for (const [name, value] of COMMON) res.setHeader(name, value);
+  res.setHeader('Content-Security-Policy', isApiPath(pathname) ? API_CSP : PAGE_CSP);
+  // RFC 6797: only meaningful (and only honoured) over HTTPS.
+  if (https) res.setHeader('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
+}

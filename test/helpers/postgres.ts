@@ -1,0 +1,39 @@
+/**
+ * A throwaway PostgreSQL database per test file on the machine's server (127.0.0.1:5432, trust
+ * auth). Created from the `test` database, dropped afterwards. Tests that use it run in CI
+ * unconditionally: a missing server is a failure, not a skip.
+ */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+
+export const PG_ADMIN_URL = process.env['TEST_PG_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+export interface TempDatabase {
+  url: string;
+  drop(): Promise<void>;
+}
+
+export async function createTempDatabase(prefix = 't'): Promise<TempDatabase> {
+  const name = `${prefix}_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await admin.connect();
+  try {
+    await admin.query(`create database ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(PG_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: PG_ADMIN_URL });
+      await client.connect();
+      try {
+        await client.query(`drop database if exists ${name} with (force)`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}

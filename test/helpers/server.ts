@@ -1,0 +1,76 @@
+/**
+ * Start the real server (`node src/server/main.ts`) as a child process on a free port, the way
+ * `npm start` runs it, and stop it with a real signal.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface RunningServer {
+  url: string;
+  child: ChildProcess;
+  /** Every stdout/stderr line so far. */
+  output: string[];
+  /** Send a signal and wait for exit; resolves with the exit code (null if killed). */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+  exited: Promise<number | null>;
+}
+
+/** A fresh SQLite file in a temp folder. */
+export function tempSqliteUrl(): string {
+  return join(mkdtempSync(join(tmpdir(), 'site-test-')), 'site.db');
+}
+
+export function startServer(env: Record<string, string> = {}, timeoutMs = 20_000): Promise<RunningServer> {
+  const child = spawn(process.execPath, ['src/server/main.ts'], {
+    env: {
+      PATH: process.env['PATH'] ?? '',
+      HOME: process.env['HOME'] ?? '/tmp',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATABASE_URL: tempSqliteUrl(),
+      NODE_ENV: 'test',
+      JOBS_ENABLED: 'false',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output: string[] = [];
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`server did not start within ${timeoutMs} ms:\n${output.join('\n')}`));
+    }, timeoutMs);
+    let buffered = '';
+    const onData = (chunk: Buffer) => {
+      buffered += chunk.toString('utf8');
+      const lines = buffered.split('\n');
+      buffered = lines.pop() ?? '';
+      for (const line of lines) {
+        output.push(line);
+        if (line.includes('"msg":"listening"')) {
+          clearTimeout(timer);
+          const { url } = JSON.parse(line) as { url: string };
+          resolve({
+            url,
+            child,
+            output,
+            exited,
+            stop: (signal = 'SIGTERM') => {
+              if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+              return exited;
+            },
+          });
+        }
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code} before listening:\n${[...output, buffered].join('\n')}`));
+    });
+  });
+}
