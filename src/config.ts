@@ -58,6 +58,8 @@ export const EnvSchema = z.object({
   DATABASE_URL: z.string().min(1).default('./data/site.db'),
   /** redis://… to share rate limits between instances; unset keeps them in-process. */
   REDIS_URL: z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }).optional(),
+  /** Prefix of every Redis key this deployment writes (share one Redis between deployments safely). */
+  REDIS_KEY_PREFIX: z.string().min(1).default('rl:'),
   /** Origins allowed to call the chat endpoint (and read the API cross-origin). */
   ALLOWED_ORIGINS: list.pipe(z.array(origin)).optional(),
   CHAT_ALLOW_NO_ORIGIN: bool('CHAT_ALLOW_NO_ORIGIN').default(false),

@@ -10,9 +10,11 @@ import { defaultOrigins, type Config } from '../config.ts';
 import { createDb } from '../db/create-db.ts';
 import { migrateToLatest } from '../db/migrations/index.ts';
 import type { Services } from '../services.ts';
+import { clientKeyOf } from '../features/ratelimit/index.ts';
 import { createEdge, type AstroHandler } from './http.ts';
 import type { Logger } from './log.ts';
 import { ResponseCache } from './response-cache.ts';
+import { createEdgeLimiter } from './rate-limit.ts';
 import { loadStaticFiles } from './static-files.ts';
 
 /** Upper bound on how stale a cached response may be on an instance that missed a purge. */
@@ -59,12 +61,15 @@ export async function createApp(config: Config, log: Logger): Promise<AppHandle>
     },
   };
 
+  const limiter = createEdgeLimiter(config, log);
   const edge = createEdge({
     services,
     log,
     astro,
     statics,
     cache,
+    limiter,
+    clientKey: (req) => clientKeyOf(req.socket.remoteAddress, req.headers, config.TRUST_PROXY),
     allowedOrigins: config.ALLOWED_ORIGINS,
     https: config.SITE_URL.startsWith('https:'),
   });
@@ -106,6 +111,7 @@ export async function createApp(config: Config, log: Logger): Promise<AppHandle>
           });
           server.closeIdleConnections();
         });
+        await limiter.close();
         await handle.close();
       })()),
   };

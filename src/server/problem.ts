@@ -15,6 +15,7 @@ export type SiteProblemCode =
   | 'unsupported_media_type'
   | 'payload_too_large'
   | 'upstream_unavailable'
+  | 'idempotency_key_reused'
   | 'origin_not_allowed'
   | 'rate_limited'
   | 'not_found'
@@ -33,6 +34,7 @@ const TITLES: Record<ErrorCode, string> = {
   unsupported_media_type: 'Unsupported media type',
   payload_too_large: 'Request body too large',
   upstream_unavailable: 'Upstream service unavailable',
+  idempotency_key_reused: 'Idempotency key reused',
   origin_not_allowed: 'Origin not allowed',
   rate_limited: 'Too many requests',
   not_found: 'Not found',
