@@ -66,12 +66,13 @@ const DATA_PREFIX = '/api/v1/public';
 /**
  * Which limits apply to a request; null means not limited (pages, prebuilt assets, /healthz).
  *
- * - `/api/v1/public` and below: 'data' (the community data interface, any method).
+ * - `/api/v1/public` and below: 'data' (the community data interface).
  * - `POST /api/chat`: 'chat'; `POST /api/contact`: 'contact'.
- * - Any other `/api/*` and `/sellers.json`: 'site'. That includes CORS preflights
- *   (`OPTIONS /api/chat`): a browser sends one before each cross-origin POST, so charging it to
- *   chat-minute would halve what a legitimate page may send, while charging it to site-minute
- *   still bounds a preflight flood. `GET /api/chat` (a 405) is 'site' for the same reason.
+ * - Any other `/api/*` and `/sellers.json`: 'site'; `GET /api/chat` (a 405) too.
+ * - CORS preflights (`OPTIONS` on any of these paths, the data interface included): 'site'.
+ *   A browser sends one before each cross-origin POST (or GET with custom headers); charging it
+ *   to chat-minute or to the daily data quota would halve what a legitimate page may send,
+ *   while site-minute still bounds a preflight flood.
  *
  * `pathname` should be the URL's pathname as the router will see it (`new URL(...).pathname`).
  * It is percent-decoded and its empty segments and trailing slash are dropped here, so
@@ -79,10 +80,10 @@ const DATA_PREFIX = '/api/v1/public';
  */
 export function routeClassOf(method: string, pathname: string): RouteClass | null {
   const path = normalisePath(pathname);
-  if (path === DATA_PREFIX || path.startsWith(`${DATA_PREFIX}/`)) return 'data';
-  if (path === '/sellers.json') return 'site';
-  if (path !== '/api' && !path.startsWith('/api/')) return null;
+  if (path !== '/sellers.json' && path !== '/api' && !path.startsWith('/api/')) return null;
   const verb = method.toUpperCase();
+  if (verb === 'OPTIONS') return 'site';
+  if (path === DATA_PREFIX || path.startsWith(`${DATA_PREFIX}/`)) return 'data';
   if (verb === 'POST' && path === '/api/chat') return 'chat';
   if (verb === 'POST' && path === '/api/contact') return 'contact';
   return 'site';

@@ -31,6 +31,12 @@ export interface RedisStoreOptions {
   clock?: 'redis' | 'caller';
   /** A command unanswered after this long counts as an outage; default 250 ms. */
   commandTimeoutMs?: number;
+  /**
+   * How long requests arriving while the very first connection is being made wait for it before
+   * being answered in-process; default 1 000 ms. Only the first moments after start-up can wait:
+   * a refused connection ends the wait at once, and later reconnections are never waited for.
+   */
+  firstConnectWaitMs?: number;
   /** After a failure, answer from memory this long before probing Redis again; default 1 000 ms. */
   retryAfterFailureMs?: number;
   /** Bound of the in-process fallback store (see createMemoryStore). */
@@ -52,6 +58,7 @@ export function createRedisStore(opts: RedisStoreOptions): RedisStore {
   const prefix = opts.prefix ?? 'rl:';
   const commandTimeout = opts.commandTimeoutMs ?? 250;
   const retryAfterFailureMs = opts.retryAfterFailureMs ?? 1_000;
+  const firstConnectWaitMs = opts.firstConnectWaitMs ?? 1_000;
   const fallback = createMemoryStore(opts.maxKeys === undefined ? {} : { maxKeys: opts.maxKeys });
 
   const client = new Redis(opts.url, {
@@ -86,10 +93,10 @@ export function createRedisStore(opts: RedisStoreOptions): RedisStore {
   });
 
   function startFirstConnect(): Promise<void> {
-    // Requests arriving while the very first connection is being made wait for it, at most one
-    // command timeout: otherwise every instance would start with a spurious outage warning.
+    // Requests arriving while the very first connection is being made wait for it (bounded):
+    // otherwise every instance would start with a spurious outage warning.
     return new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, commandTimeout);
+      const timer = setTimeout(resolve, firstConnectWaitMs);
       timer.unref();
       client.connect().then(
         () => {

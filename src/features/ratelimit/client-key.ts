@@ -1,0 +1,173 @@
+/**
+ * Who a request is, for rate limiting (issue 4, "client identity").
+ *
+ * By default the client is the TCP peer: headers are written by the client and prove nothing.
+ * Behind reverse proxies, `TRUST_PROXY` says which forwarding hops to believe, and the client is
+ * the nearest address no trusted proxy can vouch for:
+ * - `{ kind: 'hops', hops: N }`: the N nearest hops (the peer and the N-1 rightmost forwarded
+ *   entries) are proxies; the next address to the left is the client (Express's `trust proxy = N`).
+ * - `{ kind: 'list', cidrs }`: walk from the peer leftwards while the address lies inside one of
+ *   the CIDRs; the first one outside is the client.
+ * Entries left of the client are never read, so a client cannot spoof its way past the limits
+ * by sending its own `X-Forwarded-For`. An unparseable entry stops the walk at the last
+ * believable address, never throws.
+ *
+ * The chain is `X-Forwarded-For` when present (what nginx, HAProxy and most load balancers
+ * append), else `Forwarded` (RFC 7239 `for=`). A proxy that writes only `Forwarded` must drop
+ * a client-sent `X-Forwarded-For`, or the client could choose its key.
+ *
+ * Keys: IPv4 as dotted quad; IPv4-mapped IPv6 (`::ffff:192.0.2.1`, what a dual-stack socket
+ * reports) as the IPv4 address; IPv6 as its /64 (`2001:db8:1:2::/64`), because one subscriber
+ * is routinely given a whole /64 (RFC 6177) and could otherwise rotate addresses at will.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import ipaddr from 'ipaddr.js';
+import type { TrustProxy } from '../../config.ts';
+
+type Address = ipaddr.IPv4 | ipaddr.IPv6;
+type Range = [Address, number];
+
+/** Forwarded entries read at most: enough for any real proxy chain, bounded against abuse. */
+const MAX_CHAIN = 32;
+
+/** Key of a request whose peer address is unknown (socket already gone). */
+export const UNKNOWN_CLIENT = 'unknown';
+
+export function clientKeyOf(remoteAddress: string | undefined, headers: IncomingHttpHeaders, trust: TrustProxy): string {
+  const peer = parseAddress(remoteAddress);
+  if (peer === null) return UNKNOWN_CLIENT;
+  if (trust.kind === 'none') return keyOfAddress(peer);
+
+  // Nearest first: the peer, then forwarded entries from the right.
+  const chain = forwardedChain(headers).reverse();
+  const ranges = trust.kind === 'list' ? rangesOf(trust.cidrs) : [];
+  let client = peer;
+  for (let i = 0; i < chain.length; i++) {
+    const trusted = trust.kind === 'hops' ? i < trust.hops : inRanges(client, ranges);
+    if (!trusted) break;
+    const next = parseAddress(chain[i]);
+    if (next === null) break;
+    client = next;
+  }
+  return keyOfAddress(client);
+}
+
+/** The rate-limit key of an address: IPv4 itself, IPv6 its /64. */
+export function keyOfAddress(address: Address): string {
+  if (address.kind() === 'ipv4') return address.toString();
+  const parts = (address as ipaddr.IPv6).parts.slice(0, 4).concat([0, 0, 0, 0]);
+  return `${new ipaddr.IPv6(parts).toRFC5952String()}/64`;
+}
+
+/**
+ * Parse one address as it appears in a socket, an X-Forwarded-For entry or a Forwarded `for=`
+ * value: optional quotes, `[v6]:port`, `v4:port`, a zone id. Only four-part decimal IPv4 is
+ * accepted (not `127.1` or `0x7f.1`). Returns null for anything else (`unknown`, `_hidden`).
+ */
+export function parseAddress(raw: string | undefined): Address | null {
+  if (raw === undefined) return null;
+  let s = raw.trim();
+  if (s.length === 0 || s.length > 100) return null;
+  if (s.startsWith('"') && s.endsWith('"') && s.length >= 2) s = s.slice(1, -1);
+  if (s.startsWith('[')) {
+    const end = s.indexOf(']');
+    if (end === -1) return null;
+    s = s.slice(1, end);
+  } else if (/^\d{1,3}(\.\d{1,3}){3}:\d+$/.test(s)) {
+    s = s.slice(0, s.lastIndexOf(':'));
+  }
+  const zone = s.indexOf('%');
+  if (zone !== -1) s = s.slice(0, zone);
+  if (ipaddr.IPv4.isValidFourPartDecimal(s)) return ipaddr.IPv4.parse(s);
+  if (!s.includes(':') || !ipaddr.IPv6.isValid(s)) return null;
+  const v6 = ipaddr.IPv6.parse(s);
+  return v6.isIPv4MappedAddress() ? v6.toIPv4Address() : v6;
+}
+
+/** The forwarding chain, leftmost (claimed origin) first, at most MAX_CHAIN entries from the right. */
+function forwardedChain(headers: IncomingHttpHeaders): string[] {
+  const xff = headerText(headers['x-forwarded-for']);
+  if (xff !== undefined) return xff.split(',').slice(-MAX_CHAIN);
+  const forwarded = headerText(headers['forwarded']);
+  if (forwarded !== undefined) return forwardedFor(forwarded).slice(-MAX_CHAIN);
+  return [];
+}
+
+function headerText(value: string | string[] | undefined): string | undefined {
+  const text = Array.isArray(value) ? value.join(',') : value;
+  return text === undefined || text.trim() === '' ? undefined : text;
+}
+
+/**
+ * The `for=` value of each element of an RFC 7239 Forwarded header, in order. An element
+ * without `for=` yields '' so that positions (hops) are preserved; '' never parses.
+ */
+export function forwardedFor(value: string): string[] {
+  const result: string[] = [];
+  for (const element of splitOutsideQuotes(value, ',')) {
+    let found = '';
+    for (const pair of splitOutsideQuotes(element, ';')) {
+      const eq = pair.indexOf('=');
+      if (eq !== -1 && pair.slice(0, eq).trim().toLowerCase() === 'for') {
+        found = pair.slice(eq + 1).trim();
+        break;
+      }
+    }
+    result.push(found);
+  }
+  return result;
+}
+
+function splitOutsideQuotes(text: string, separator: string): string[] {
+  const parts: string[] = [];
+  let current = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!; // i < length
+    if (c === '"') quoted = !quoted;
+    else if (c === '\\' && quoted && i + 1 < text.length) {
+      current += c + text[i + 1]!; // checked i + 1 < length
+      i++;
+      continue;
+    }
+    if (c === separator && !quoted) {
+      parts.push(current);
+      current = '';
+    } else current += c;
+  }
+  parts.push(current);
+  return parts;
+}
+
+/** Parsed TRUST_PROXY lists, by list (the config object lives for the whole process). */
+const parsedRanges = new WeakMap<readonly string[], Range[]>();
+
+function rangesOf(cidrs: readonly string[]): Range[] {
+  let ranges = parsedRanges.get(cidrs);
+  if (ranges === undefined) {
+    ranges = cidrs.flatMap((cidr) => {
+      const range = parseRange(cidr);
+      return range === null ? [] : [range];
+    });
+    parsedRanges.set(cidrs, ranges);
+  }
+  return ranges;
+}
+
+/** `10.0.0.0/8`, `2001:db8::/32`, or a bare address (a /32 or /128). IPv4-mapped ranges become IPv4. */
+export function parseRange(cidr: string): Range | null {
+  const [addressText, bitsText, ...rest] = cidr.trim().split('/');
+  if (rest.length > 0) return null;
+  const address = parseAddress(addressText);
+  if (address === null) return null;
+  const mappedV6 = addressText?.includes(':') === true && address.kind() === 'ipv4';
+  const maxBits = address.kind() === 'ipv4' ? 32 : 128;
+  let bits = bitsText === undefined ? maxBits : Number(bitsText);
+  if (mappedV6 && bitsText !== undefined) bits -= 96;
+  if (!Number.isInteger(bits) || bits < 0 || bits > maxBits || (bitsText !== undefined && !/^\d{1,3}$/.test(bitsText))) return null;
+  return [address, bits];
+}
+
+function inRanges(address: Address, ranges: readonly Range[]): boolean {
+  return ranges.some(([base, bits]) => base.kind() === address.kind() && address.match(base, bits));
+}
