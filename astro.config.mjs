@@ -1,6 +1,7 @@
 // @ts-check
 import { defineConfig } from 'astro/config';
 import node from '@astrojs/node';
+import sitemap from '@astrojs/sitemap';
 
 // Pages and the read APIs are prerendered (`output: 'static'`); only routes that opt out with
 // `export const prerender = false` run on the server. The Node adapter builds in middleware mode
@@ -12,10 +13,14 @@ export default defineConfig({
   cacheDir: process.env.ASTRO_CACHE_DIR || './node_modules/.astro',
   output: 'static',
   adapter: node({ mode: 'middleware' }),
+  integrations: [sitemap()],
   // The adapter would otherwise enable filesystem sessions; nothing here uses them.
   session: false,
-  // CSP hashes for every script and style Astro emits (no 'unsafe-inline').
-  security: { csp: true },
+  // CSP hashes for every script and style Astro emits (no 'unsafe-inline'). Astro's checkOrigin
+  // (refusing cross-site form posts) is off: the write endpoints accept JSON only, which a
+  // cross-site form cannot send, and chat applies its own Origin policy; left on, it answers
+  // non-JSON posts with a text/plain 403 before our handlers can give the spec's 415 problem.
+  security: { csp: true, checkOrigin: false },
   build: { format: 'directory' },
   trailingSlash: 'ignore',
 });

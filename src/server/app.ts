@@ -10,6 +10,7 @@ import { defaultOrigins, type Config } from '../config.ts';
 import { createDb } from '../db/create-db.ts';
 import { migrateToLatest } from '../db/migrations/index.ts';
 import type { Services } from '../services.ts';
+import { startOutbox } from '../../jobs/outbox.ts';
 import { clientKeyOf } from '../features/ratelimit/index.ts';
 import { createEdge, type AstroHandler } from './http.ts';
 import type { Logger } from './log.ts';
@@ -75,6 +76,8 @@ export async function createApp(config: Config, log: Logger): Promise<AppHandle>
   });
 
   const { server } = edge;
+  // Background work starts with the server and stops before the database closes.
+  const outbox = config.JOBS_ENABLED ? startOutbox({ services, intervalMs: 15_000 }) : undefined;
   let closing: Promise<void> | undefined;
   return {
     services,
@@ -111,6 +114,7 @@ export async function createApp(config: Config, log: Logger): Promise<AppHandle>
           });
           server.closeIdleConnections();
         });
+        await outbox?.stop();
         await limiter.close();
         await handle.close();
       })()),

@@ -84,19 +84,19 @@ function isContactField(key: PropertyKey | undefined): key is ContactField {
   return typeof key === 'string' && Object.hasOwn(LABELS, key);
 }
 
-/** `a number`, `a list`, `nothing`: how a person would name the JSON type they sent. */
+/** The JSON type of a value, with its article: `a number`, `an array`, `null` (RFC 8259 terms). */
 function describeJsonType(value: unknown): string {
   if (value === null) return 'null';
-  if (Array.isArray(value)) return 'a list';
+  if (Array.isArray(value)) return 'an array';
   switch (typeof value) {
+    case 'string':
+      return 'a string';
     case 'number':
       return 'a number';
     case 'boolean':
-      return 'true/false';
-    case 'object':
-      return 'an object';
+      return 'a boolean';
     default:
-      return typeof value;
+      return 'an object';
   }
 }
 

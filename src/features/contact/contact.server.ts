@@ -1,0 +1,158 @@
+/**
+ * Contact submissions in the database: the durable insert behind `POST /api/contact`, with
+ * Idempotency-Key replay, and the reads behind the CSV export. Works on both engines.
+ */
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { stringify } from 'csv-stringify';
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { DbHandle } from '../../db/create-db.ts';
+import type { ContactSubmissionRow, Database, NewContactSubmission } from '../../db/schema.ts';
+import { csvRecord, csvStringifyOptions, type CsvOptions } from './contact-csv.ts';
+import { sameContent, submissionContent, type ContactPayload, type SubmissionContent } from './contact.ts';
+
+/**
+ * The Idempotency-Key was used before for a submission with different content. The draft
+ * (draft-ietf-httpapi-idempotency-key-header section 2.7) asks for 422 here; the handler maps it.
+ */
+export class IdempotencyKeyReused extends Error {
+  override name = 'IdempotencyKeyReused';
+  readonly key: string;
+  constructor(key: string) {
+    super('The Idempotency-Key was already used for a different submission');
+    this.key = key;
+  }
+}
+
+export interface StoreOptions {
+  /** From the Idempotency-Key header: the same key stores once. */
+  idempotencyKey?: string | undefined;
+  /** A webhook is configured: queue the submission for the outbox (status `pending`). */
+  webhookEnabled: boolean;
+  /** Epoch ms of the submission; now by default. */
+  now?: number;
+  /**
+   * Longest the database may wait on a lock or a slow statement, in ms. The store then fails
+   * (and stores nothing) instead of committing after the caller has given up on it.
+   */
+  lockTimeoutMs?: number;
+}
+
+export interface StoreResult {
+  id: number;
+  /** True when the key had been stored before: nothing new was written. */
+  replayed: boolean;
+}
+
+type Queryable = Kysely<Database> | Transaction<Database>;
+
+/**
+ * Insert one submission and resolve only once it is committed: SQLite in WAL mode commits
+ * durably against a process kill (synchronous=NORMAL; FULL also against power loss), PostgreSQL
+ * on COMMIT. Throws IdempotencyKeyReused for a key stored with other content; any other throw
+ * means nothing was stored.
+ */
+export async function storeSubmission(handle: DbHandle, payload: ContactPayload, options: StoreOptions): Promise<StoreResult> {
+  const now = options.now ?? Date.now();
+  const content = submissionContent(payload);
+  const key = options.idempotencyKey ?? null;
+  const row: NewContactSubmission & SubmissionContent = {
+    ...content,
+    created_at: now,
+    idempotency_key: key,
+    delivery_status: options.webhookEnabled ? 'pending' : 'none',
+    next_attempt_at: options.webhookEnabled ? now : null,
+  };
+  const lockTimeoutMs = Math.max(1, Math.round(options.lockTimeoutMs ?? 4_000));
+
+  if (handle.engine === 'postgres') {
+    return handle.db.transaction().execute(async (trx) => {
+      // Scoped to this transaction (SET LOCAL): the server cancels the insert itself, so a
+      // submission we answered 502 for cannot commit later when a lock is finally released.
+      await sql`select set_config('statement_timeout', ${String(lockTimeoutMs)}, true)`.execute(trx);
+      return insertOrReplay(trx, row, key);
+    });
+  }
+  // better-sqlite3 waits for a lock synchronously, so no timer can interrupt it: bound the wait
+  // with busy_timeout for this statement, on a reserved connection so no other query runs with
+  // the changed setting, and put the connection's own value back afterwards.
+  return handle.db.connection().execute(async (conn) => {
+    const before = await sql<{ timeout: number }>`pragma busy_timeout`.execute(conn);
+    const previous = before.rows[0]?.timeout ?? 5_000;
+    await sql.raw(`pragma busy_timeout = ${lockTimeoutMs}`).execute(conn);
+    try {
+      return await insertOrReplay(conn, row, key);
+    } finally {
+      await sql.raw(`pragma busy_timeout = ${previous}`).execute(conn);
+    }
+  });
+}
+
+async function insertOrReplay(db: Queryable, row: NewContactSubmission & SubmissionContent, key: string | null): Promise<StoreResult> {
+  // ON CONFLICT DO NOTHING on the unique key makes concurrent retries safe: one inserts, the
+  // others wait for its commit (PostgreSQL) or run after it (SQLite's single writer), then read it.
+  // NULL keys never conflict, so submissions without a key always insert.
+  const inserted = await db
+    .insertInto('contact_submission')
+    .values(row)
+    .onConflict((oc) => oc.column('idempotency_key').doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  if (inserted) return { id: Number(inserted.id), replayed: false };
+
+  const existing = await db
+    .selectFrom('contact_submission')
+    .select(['id', 'name', 'job_title', 'work_email', 'priority', 'message'])
+    .where('idempotency_key', '=', key)
+    .executeTakeFirstOrThrow();
+  if (key === null || !sameContent(existing, row)) throw new IdempotencyKeyReused(key ?? '');
+  return { id: Number(existing.id), replayed: true };
+}
+
+export interface ListOptions {
+  /** Only submissions made at or after this instant (epoch ms). */
+  since?: number | undefined;
+  /** Keyset paging: only ids greater than this. */
+  afterId?: number | undefined;
+  /** At most this many rows. */
+  limit?: number | undefined;
+}
+
+/** Submissions in the order they arrived (id order), oldest first. */
+export async function listSubmissions(handle: DbHandle, options: ListOptions = {}): Promise<ContactSubmissionRow[]> {
+  let query = handle.db.selectFrom('contact_submission').selectAll().orderBy('id');
+  if (options.since !== undefined) query = query.where('created_at', '>=', options.since);
+  if (options.afterId !== undefined) query = query.where('id', '>', options.afterId);
+  if (options.limit !== undefined) query = query.limit(options.limit);
+  const rows = await query.execute();
+  return rows.map((row) => ({ ...row, id: Number(row.id) }));
+}
+
+/** Every matching submission, a page at a time, so an export never holds the table in memory. */
+export async function* iterateSubmissions(handle: DbHandle, options: { since?: number | undefined; pageSize?: number } = {}): AsyncGenerator<ContactSubmissionRow> {
+  const pageSize = options.pageSize ?? 500;
+  let afterId: number | undefined;
+  for (;;) {
+    const page = await listSubmissions(handle, { since: options.since, afterId, limit: pageSize });
+    yield* page;
+    if (page.length < pageSize) return;
+    afterId = page.at(-1)!.id;
+  }
+}
+
+/** Write matching submissions as CSV (see contact-csv.ts) to `out`; resolves with the row count. */
+export async function writeSubmissionsCsv(
+  handle: DbHandle,
+  out: NodeJS.WritableStream,
+  options: CsvOptions & { since?: number | undefined } = {},
+): Promise<{ rows: number }> {
+  let rows = 0;
+  async function* records() {
+    for await (const row of iterateSubmissions(handle, { since: options.since })) {
+      rows += 1;
+      yield csvRecord(row);
+    }
+  }
+  await pipeline(Readable.from(records()), stringify(csvStringifyOptions(options)), out, { end: false });
+  return { rows };
+}

@@ -1,0 +1,11 @@
+/**
+ * submitContact (interface spec section 4): an adapter over features/contact. Every other
+ * method reaches the same handler, which answers 405 with `Allow: POST` (RFC 9110 section 15.5.6).
+ */
+import type { APIRoute } from 'astro';
+import { handleContact } from '../../features/contact/handle-contact.ts';
+
+export const prerender = false;
+
+export const POST: APIRoute = ({ request, locals }) => handleContact(request, locals.services);
+export const ALL: APIRoute = POST;

@@ -1,0 +1,87 @@
+/**
+ * Shared by the contact integration tests: a migrated database on either engine (a temp SQLite
+ * file, or a throwaway PostgreSQL database), Services around it, and request builders.
+ */
+import { pino } from 'pino';
+import { loadConfig } from '../../src/config.ts';
+import { createDb, type DbHandle, type DbOptions } from '../../src/db/create-db.ts';
+import { migrateToLatest } from '../../src/db/migrations/index.ts';
+import type { Services } from '../../src/services.ts';
+import { createTempDatabase } from '../helpers/postgres.ts';
+import { tempSqliteUrl } from '../helpers/server.ts';
+
+export const ENGINES = ['sqlite', 'postgres'] as const;
+export type TestEngine = (typeof ENGINES)[number];
+
+export interface TestDb {
+  url: string;
+  handle: DbHandle;
+  /** Close the handle and drop the database. */
+  dispose(): Promise<void>;
+}
+
+export async function openTestDb(engine: TestEngine, options: DbOptions = {}): Promise<TestDb> {
+  const temp = engine === 'postgres' ? await createTempDatabase('contact') : undefined;
+  const url = temp?.url ?? tempSqliteUrl();
+  const handle = createDb(url, options);
+  const migration = await migrateToLatest(handle.db, handle.engine);
+  if (migration.error) throw migration.error;
+  return {
+    url,
+    handle,
+    async dispose() {
+      await handle.close();
+      await temp?.drop();
+    },
+  };
+}
+
+export function testServices(handle: DbHandle, env: Record<string, string> = {}): Services {
+  return {
+    config: loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', ...env }),
+    db: handle,
+    log: pino({ level: 'silent' }),
+    purgeCache: () => {},
+  };
+}
+
+export const CONTACT_URL = 'http://127.0.0.1:4321/api/contact';
+
+/**
+ * A POST to /api/contact. A string body is sent as UTF-8 bytes, so that no Content-Type is
+ * added behind our back (`new Request` labels string bodies text/plain).
+ */
+export function contactRequest(
+  body: string | Uint8Array | ReadableStream<Uint8Array> | null,
+  headers: Record<string, string> = { 'content-type': 'application/json' },
+  method = 'POST',
+): Request {
+  const bytes = typeof body === 'string' ? new TextEncoder().encode(body) : body;
+  return new Request(CONTACT_URL, {
+    method,
+    headers,
+    body: bytes,
+    ...(bytes instanceof ReadableStream ? { duplex: 'half' } : {}),
+  } as RequestInit);
+}
+
+export const validPayload = {
+  name: 'Ada Lovelace',
+  job_title: 'Analyst',
+  work_email: 'ada@example.com',
+  priority: 'high',
+  message: 'We would like to talk about header bidding.',
+} as const;
+
+export const json = (value: unknown): string => JSON.stringify(value);
+
+/** Status, the headers a client acts on, and the parsed body. */
+export async function answer(response: Response): Promise<{ status: number; contentType: string | null; body: unknown }> {
+  const text = await response.text();
+  return { status: response.status, contentType: response.headers.get('content-type'), body: text ? JSON.parse(text) : null };
+}
+
+export async function countRows(handle: DbHandle): Promise<number> {
+  const row = await handle.db.selectFrom('contact_submission').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
