@@ -21,6 +21,8 @@ export default defineConfig({
   // cross-site form cannot send, and chat applies its own Origin policy; left on, it answers
   // non-JSON posts with a text/plain 403 before our handlers can give the spec's 415 problem.
   security: { csp: true, checkOrigin: false },
+  // Shiki writes inline style attributes, which the CSP (no 'unsafe-inline') would block.
+  markdown: { syntaxHighlight: false },
   build: { format: 'directory' },
   trailingSlash: 'ignore',
 });

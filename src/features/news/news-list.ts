@@ -22,15 +22,19 @@ export function absoluteUrl(value: string, site: URL | string): string {
 }
 
 /**
- * Published entries, newest first. Equal times are ordered by id so the output (and with it the
- * ETag of the prebuilt /api/news) does not depend on the order the files were read in.
+ * Entries newest first. Equal times are ordered by id so the output (and with it the ETag of the
+ * prebuilt /api/news) does not depend on the order the files were read in.
  */
-export function publishedEntries<E extends NewsEntry>(entries: readonly E[]): E[] {
+export function newestFirst<E extends NewsEntry>(entries: readonly E[]): E[] {
   return entries
-    .filter((entry) => !entry.data.draft)
     .map((entry) => ({ entry, time: Date.parse(entry.data.createdAt) }))
     .sort((a, b) => b.time - a.time || (a.entry.id < b.entry.id ? -1 : a.entry.id > b.entry.id ? 1 : 0))
     .map(({ entry }) => entry);
+}
+
+/** Published entries (drafts left out), newest first. */
+export function publishedEntries<E extends NewsEntry>(entries: readonly E[]): E[] {
+  return newestFirst(entries.filter((entry) => !entry.data.draft));
 }
 
 /** One entry as the API resource. URLs are made absolute against `site`. */

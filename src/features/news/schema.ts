@@ -66,7 +66,12 @@ export function createdAtProblem(value: string): string | null {
 
 /** An RFC 3339 date-time with an explicit offset, e.g. "2026-01-05T09:30:00+01:00". */
 export const DateTimeWithOffset = z
-  .string({ error: (issue) => `createdAt must be a date-time such as ${CREATED_AT_EXAMPLE}, got ${show(issue.input)}` })
+  .string({
+    error: (issue) =>
+      issue.input === undefined
+        ? `createdAt is required: the publication time with its timezone, e.g. ${CREATED_AT_EXAMPLE}`
+        : `createdAt must be a date-time such as ${CREATED_AT_EXAMPLE}, got ${show(issue.input)}`,
+  })
   .superRefine((value, ctx) => {
     const problem = createdAtProblem(value);
     if (problem) ctx.addIssue({ code: 'custom', message: problem, input: value });
@@ -76,7 +81,6 @@ export const DateTimeWithOffset = z
 const absoluteUrl = (field: string) =>
   z.url({
     protocol: /^https?$/,
-    hostname: z.regexes.domain,
     error: (issue) => `${field} must be an absolute http(s) URL such as https://example.com/page, got ${show(issue.input)}`,
   });
 
@@ -144,7 +148,9 @@ const editorUrl = (field: string, example: string) =>
 const pixels = (field: string) =>
   z
     .number({ error: (issue) => `${field} must be a whole number of pixels, got ${show(issue.input)}` })
-    .int(`${field} must be a whole number of pixels`)
+    // A refinement rather than .int(): zod's int check aborts the object, which would hide the
+    // file's other problems (unknown fields, image rules) until this one is fixed.
+    .refine(Number.isInteger, `${field} must be a whole number of pixels`)
     .positive(`${field} must be greater than 0`)
     .max(10_000, `${field} must be at most 10000 pixels`);
 
@@ -176,10 +182,14 @@ export const FRONTMATTER_FIELDS = Object.keys(frontmatterShape);
 
 const IMAGE_DETAILS = ['imageAlt', 'imageWidth', 'imageHeight'] as const;
 
+/** A plain object (refinements below also run on partly invalid input, so they check first). */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 /** Refuse fields the schema does not know (a typo such as `subHeading` would otherwise vanish). */
-function unknownFields(input: unknown, ctx: z.RefinementCtx): void {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) return;
-  for (const key of Object.keys(input)) {
+function checkUnknownFields(data: Record<string, unknown>, ctx: z.RefinementCtx): void {
+  for (const key of Object.keys(data)) {
     if (FRONTMATTER_FIELDS.includes(key)) continue;
     const near = FRONTMATTER_FIELDS.find((field) => field.toLowerCase() === key.toLowerCase().replace(/[-_]/g, ''));
     ctx.addIssue({
@@ -193,27 +203,42 @@ function unknownFields(input: unknown, ctx: z.RefinementCtx): void {
   }
 }
 
+/** An image needs its alt text and intrinsic size, and those need an image. */
+function checkImageFields(data: { imageUrl?: string | null | undefined } & Partial<Record<(typeof IMAGE_DETAILS)[number], unknown>>, ctx: z.RefinementCtx): void {
+  const hasImage = typeof data.imageUrl === 'string';
+  for (const field of IMAGE_DETAILS) {
+    if (hasImage && data[field] === undefined) {
+      const what = field === 'imageAlt' ? 'a description of the image ("" if purely decorative)' : 'its size in pixels';
+      ctx.addIssue({ code: 'custom', path: [field], message: `${field} is required when imageUrl is set: give ${what}` });
+    }
+    if (!hasImage && data[field] !== undefined) {
+      ctx.addIssue({ code: 'custom', path: [field], message: `${field} is set but imageUrl is not: add imageUrl or remove ${field}` });
+    }
+  }
+}
+
+const KnownFrontmatter = z.object(frontmatterShape);
+
 /**
  * The frontmatter of `content/news/<id>.md`. The `id` is not written: it is the file name.
  * An image needs its alt text and intrinsic size so that pages can render it accessibly and
- * without layout shift.
+ * without layout shift. Unknown fields are refused one by one (a loose object, checked, then
+ * reduced to the known fields) so that every problem of a file is reported in one build.
  */
-export const NewsFrontmatter = z.preprocess(
-  (input, ctx) => {
-    unknownFields(input, ctx);
-    return input;
-  },
-  z.object(frontmatterShape).superRefine((data, ctx) => {
-    const hasImage = typeof data.imageUrl === 'string';
-    for (const field of IMAGE_DETAILS) {
-      if (hasImage && data[field] === undefined) {
-        const what = field === 'imageAlt' ? 'a description of the image ("" if purely decorative)' : 'its size in pixels';
-        ctx.addIssue({ code: 'custom', path: [field], message: `${field} is required when imageUrl is set: give ${what}` });
-      }
-      if (!hasImage && data[field] !== undefined) {
-        ctx.addIssue({ code: 'custom', path: [field], message: `${field} is set but imageUrl is not: add imageUrl or remove ${field}` });
-      }
-    }
-  }),
-);
+export const NewsFrontmatter = z
+  .looseObject(frontmatterShape)
+  .superRefine(
+    (data, ctx) => {
+      checkUnknownFields(data, ctx);
+      checkImageFields(data, ctx);
+    },
+    // Also when a field has the wrong type: "unknown field Heading, did you mean heading?" is
+    // the useful half of "heading is required".
+    { when: (payload) => isRecord(payload.value) },
+  )
+  .transform((data): z.output<typeof KnownFrontmatter> => {
+    const known: Record<string, unknown> = {};
+    for (const field of FRONTMATTER_FIELDS) if (data[field] !== undefined) known[field] = data[field];
+    return known as z.output<typeof KnownFrontmatter>;
+  });
 export type NewsFrontmatter = z.infer<typeof NewsFrontmatter>;

@@ -1,0 +1,57 @@
+/**
+ * npm run news:new -- "Heading of the article"
+ *
+ * Writes content/news/<slug>.md with valid frontmatter (createdAt = now, in this machine's
+ * timezone, with its offset; draft: true) and prints the path. Refuses to overwrite an existing
+ * article (exit code 1). The text itself comes from src/features/news/new-article.ts.
+ */
+import { writeFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { NewArticleError, newArticle } from '../../src/features/news/new-article.ts';
+
+export interface NewsNewDeps {
+  /** Folder the article is written to. */
+  dir: string;
+  /** The clock, injectable for tests. */
+  now: Date;
+  /** Minutes east of UTC for `createdAt`; defaults to the machine's zone at `now`. */
+  offsetMinutes?: number;
+  out: (line: string) => void;
+  err: (line: string) => void;
+}
+
+/** Run the command; returns the process exit code. */
+export async function runNewsNew(args: readonly string[], deps: NewsNewDeps): Promise<number> {
+  const heading = args.join(' ');
+  let article;
+  try {
+    article = newArticle(heading, deps.now, deps.offsetMinutes ?? -deps.now.getTimezoneOffset());
+  } catch (error) {
+    if (!(error instanceof NewArticleError)) throw error;
+    deps.err(`news:new: ${error.message}`);
+    return 1;
+  }
+  const path = join(deps.dir, article.fileName);
+  try {
+    // "wx": create only, fail if the file exists (O_EXCL), so an article is never overwritten.
+    await writeFile(path, article.contents, { encoding: 'utf8', flag: 'wx' });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
+      deps.err(`news:new: ${path} already exists; not overwritten. Choose another heading, or edit that file.`);
+      return 1;
+    }
+    throw error;
+  }
+  deps.out(path);
+  return 0;
+}
+
+if (import.meta.main) {
+  const dir = relative(process.cwd(), join(import.meta.dirname, '..', '..', 'content', 'news')) || '.';
+  process.exitCode = await runNewsNew(process.argv.slice(2), {
+    dir,
+    now: new Date(),
+    out: (line) => console.log(line),
+    err: (line) => console.error(line),
+  });
+}

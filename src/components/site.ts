@@ -1,0 +1,35 @@
+/**
+ * Site-wide names and navigation, in one place so pages, the layout, the feed and the footer
+ * agree. Rename the service here.
+ */
+export const SITE_NAME = 'Meridian Ad Exchange';
+
+export const SITE_DESCRIPTION =
+  'Meridian Ad Exchange runs transparent real-time advertising auctions: news, our sellers.json, daily market statistics and a public data API.';
+
+export interface NavItem {
+  /** Visible text of the link. */
+  label: string;
+  /** Site path; a page is "current" when its path is this one or below it. */
+  href: string;
+}
+
+/** The main navigation of every page (Base.astro). */
+export const NAV: readonly NavItem[] = [
+  { label: 'Home', href: '/' },
+  { label: 'News', href: '/news/' },
+  { label: 'Stats', href: '/stats/' },
+  { label: 'Contact', href: '/contact/' },
+  { label: 'API docs', href: '/docs/api/' },
+];
+
+/** Whether `href` is the current section for `pathname` (aria-current in the navigation). */
+export function isCurrent(href: string, pathname: string): boolean {
+  const path = pathname.endsWith('/') ? pathname : `${pathname}/`;
+  return href === '/' ? path === '/' : path.startsWith(href);
+}
+
+/** A date-time as "5 January 2026", in UTC so the build does not depend on the machine's zone. */
+export function formatDate(value: string): string {
+  return new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' }).format(new Date(value));
+}

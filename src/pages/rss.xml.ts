@@ -1,0 +1,26 @@
+/**
+ * The news feed (RSS 2.0 via @astrojs/rss): the same published articles as /api/news.
+ */
+import rss from '@astrojs/rss';
+import type { APIRoute } from 'astro';
+import { getCollection } from 'astro:content';
+import { SITE_NAME } from '../components/site.ts';
+import { publishedEntries } from '../features/news/news-list.ts';
+
+export const prerender = true;
+
+export const GET: APIRoute = async ({ site, url }) => {
+  const entries = publishedEntries(await getCollection('news'));
+  return rss({
+    title: `${SITE_NAME} news`,
+    description: `Product changes, transparency reports and market data from ${SITE_NAME}.`,
+    site: site ?? url.origin,
+    items: entries.map((entry) => ({
+      title: entry.data.heading,
+      ...(entry.data.subheading ? { description: entry.data.subheading } : {}),
+      link: `/news/${entry.id}/`,
+      pubDate: new Date(entry.data.createdAt),
+    })),
+    customData: '<language>en</language>',
+  });
+};
