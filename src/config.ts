@@ -3,6 +3,7 @@
  * value throws a `ConfigError` whose message names each offending variable and what it expects.
  * Every variable is documented in README.md ("Configuration"); keep the two in step.
  */
+import { validate as validCron } from 'node-cron';
 import { z } from 'zod';
 
 const bool = (name: string) =>
@@ -90,7 +91,11 @@ export const EnvSchema = z.object({
   LLM_TIMEOUT_MS: positiveInt.default(15_000),
 
   /** node-cron expression (UTC) of the nightly stats materialisation. */
-  STATS_CRON: z.string().min(1).default('5 0 * * *'),
+  STATS_CRON: z
+    .string()
+    .min(1)
+    .refine((expression) => validCron(expression), 'must be a node-cron expression (evaluated in UTC), e.g. "5 0 * * *"')
+    .default('5 0 * * *'),
   /** Where stored contact submissions are forwarded by the outbox job; unset keeps them local. */
   CONTACT_WEBHOOK_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** Run the scheduled jobs in this process (set false on instances that should only serve). */

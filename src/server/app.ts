@@ -11,6 +11,7 @@ import { createDb } from '../db/create-db.ts';
 import { migrateToLatest } from '../db/migrations/index.ts';
 import type { Services } from '../services.ts';
 import { startOutbox } from '../../jobs/outbox.ts';
+import { startJobs } from '../../jobs/schedule.ts';
 import { clientKeyOf } from '../features/ratelimit/index.ts';
 import { createEdge, type AstroHandler } from './http.ts';
 import type { Logger } from './log.ts';
@@ -78,6 +79,7 @@ export async function createApp(config: Config, log: Logger): Promise<AppHandle>
   const { server } = edge;
   // Background work starts with the server and stops before the database closes.
   const outbox = config.JOBS_ENABLED ? startOutbox({ services, intervalMs: 15_000 }) : undefined;
+  const jobs = startJobs({ services });
   let closing: Promise<void> | undefined;
   return {
     services,
@@ -114,6 +116,7 @@ export async function createApp(config: Config, log: Logger): Promise<AppHandle>
           });
           server.closeIdleConnections();
         });
+        await jobs.stop();
         await outbox?.stop();
         await limiter.close();
         await handle.close();

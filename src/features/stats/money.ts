@@ -5,7 +5,13 @@
  * and served as `0.3`, never `0.30000000000000004`.
  */
 
-/** Largest whole-unit part we accept: keeps cents below Number.MAX_SAFE_INTEGER (2^53 - 1). */
+/**
+ * Largest magnitude handled exactly: 15 significant digits. A binary64 double holds every
+ * decimal of up to 15 significant digits round-trip (DBL_DIG = 15), not every one of 16, so
+ * beyond this a JSON number could not carry the amount to the cent.
+ */
+export const MAX_EXACT_CENTS = 999_999_999_999_999;
+/** Whole-unit digits that keep an amount within MAX_EXACT_CENTS. */
 const MAX_UNIT_DIGITS = 13;
 const AMOUNT_PATTERN = new RegExp(`^(-?)(\\d{1,${MAX_UNIT_DIGITS}})(?:\\.(\\d{1,2}))?$`);
 
@@ -17,7 +23,9 @@ const AMOUNT_PATTERN = new RegExp(`^(-?)(\\d{1,${MAX_UNIT_DIGITS}})(?:\\.(\\d{1,
  * shortest string that reads back as the same double, i.e. exactly "12345.67".
  */
 export function centsToAmount(cents: number): number {
-  if (!Number.isSafeInteger(cents)) throw new RangeError(`cents must be a safe integer, got ${cents}`);
+  if (!Number.isInteger(cents) || Math.abs(cents) > MAX_EXACT_CENTS) {
+    throw new RangeError(`cents must be an integer of at most 15 digits to print exactly, got ${cents}`);
+  }
   const sign = cents < 0 ? '-' : '';
   const abs = Math.abs(cents);
   const units = Math.floor(abs / 100);

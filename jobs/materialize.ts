@@ -1,0 +1,151 @@
+/**
+ * Raw events to one `daily_stat` row per UTC day. A plain function: the scheduler, the backfill
+ * CLI, the seeder and tests all call it, and it returns `{ days, error? }` instead of throwing
+ * (like kysely's Migrator).
+ *
+ * One statement per batch of days, set-based: the batch's days come in as a VALUES list, each
+ * is LEFT JOINed to its events by the half-open range [day start, next day start) in epoch ms,
+ * which the (occurred_at, kind, revenue_minor) index answers with one covering range scan per
+ * day, and the aggregate is upserted (`ON CONFLICT (day) DO UPDATE`). Days without events still
+ * get a row of zeros, and re-running a range rewrites it with the same numbers (idempotent).
+ * Comparisons on integers instead of a date function make SQLite and PostgreSQL bucket
+ * identically.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { DbHandle } from '../src/db/create-db.ts';
+import type { Database } from '../src/db/schema.ts';
+import { checkDay, consecutiveRuns, dayOfInstant, formatDay, MS_PER_DAY, parseDay, startOfDayMs } from '../src/features/stats/calendar.ts';
+import { earliestEventAt, materializedDays } from '../src/features/stats/stats.server.ts';
+
+export type JobLog = Pick<Logger, 'info' | 'warn' | 'error' | 'debug'>;
+
+export interface MaterializeDeps {
+  db: DbHandle;
+  log?: JobLog;
+  /** Called after each committed batch with its days (the server purges cached data responses). */
+  onCommit?: (days: string[]) => void;
+  /** Clock for `materialized_at` and for "complete day" decisions. */
+  now?: () => number;
+}
+
+export interface MaterializeOptions {
+  /** Days per transaction. */
+  batchDays?: number;
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface MaterializeResult {
+  /** Days written (committed). */
+  days: number;
+  /** Why it stopped early; days committed before it stay. */
+  error?: Error;
+}
+
+/** Days per transaction by default: a month keeps each write transaction short. */
+export const DEFAULT_BATCH_DAYS = 31;
+
+/** The upsert of one batch of epoch days. Exported for the benchmark and EXPLAIN. */
+export function materializeStatement(epochDays: readonly number[], materializedAt: number) {
+  // Explicit casts: PostgreSQL types untyped parameters in VALUES as text, which would not
+  // compare with a bigint column; SQLite reads CAST(... AS bigint) as INTEGER affinity.
+  const days = sql.join(
+    epochDays.map((day) => sql`(CAST(${formatDay(day)} AS text), CAST(${startOfDayMs(day)} AS bigint), CAST(${startOfDayMs(day) + MS_PER_DAY} AS bigint))`),
+  );
+  // `WHERE 1 = 1`: SQLite needs a WHERE in an INSERT ... SELECT with an upsert clause to parse
+  // the ON CONFLICT unambiguously (sqlite.org/lang_upsert.html, "Parsing Ambiguity").
+  return sql`
+    WITH days (day, start_ms, end_ms) AS (VALUES ${days})
+    INSERT INTO daily_stat (day, txn_count, impr_count, revenue_minor, materialized_at)
+    SELECT d.day,
+           count(CASE WHEN e.kind = 'transaction' THEN 1 END),
+           count(CASE WHEN e.kind = 'impression' THEN 1 END),
+           CAST(coalesce(sum(CASE WHEN e.kind = 'transaction' THEN e.revenue_minor END), 0) AS bigint),
+           CAST(${materializedAt} AS bigint)
+      FROM days d
+      LEFT JOIN event e ON e.occurred_at >= d.start_ms AND e.occurred_at < d.end_ms
+     WHERE 1 = 1
+     GROUP BY d.day
+    ON CONFLICT (day) DO UPDATE SET
+      txn_count = excluded.txn_count,
+      impr_count = excluded.impr_count,
+      revenue_minor = excluded.revenue_minor,
+      materialized_at = excluded.materialized_at`;
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}
+
+/** Materialise every UTC day from `from` to `to` (YYYY-MM-DD, inclusive). Never throws. */
+export async function materialize(deps: MaterializeDeps, from: string, to: string, options: MaterializeOptions = {}): Promise<MaterializeResult> {
+  const first = checkDay(from);
+  const last = checkDay(to);
+  if (!first.ok) return { days: 0, error: new RangeError(`from: ${JSON.stringify(from)} is not a YYYY-MM-DD calendar date`) };
+  if (!last.ok) return { days: 0, error: new RangeError(`to: ${JSON.stringify(to)} is not a YYYY-MM-DD calendar date`) };
+  if (last.epochDay < first.epochDay) return { days: 0, error: new RangeError(`to (${to}) is before from (${from})`) };
+  const batchDays = Math.max(1, Math.floor(options.batchDays ?? DEFAULT_BATCH_DAYS));
+  const total = last.epochDay - first.epochDay + 1;
+  const now = deps.now ?? Date.now;
+  let done = 0;
+  try {
+    for (let start = first.epochDay; start <= last.epochDay; start += batchDays) {
+      const epochDays: number[] = [];
+      for (let day = start; day <= Math.min(last.epochDay, start + batchDays - 1); day++) epochDays.push(day);
+      await deps.db.db.transaction().execute((trx) => materializeStatement(epochDays, now()).execute(trx));
+      done += epochDays.length;
+      const days = epochDays.map(formatDay);
+      deps.log?.debug({ from: days[0], to: days.at(-1), days: days.length }, 'days materialised');
+      try {
+        deps.onCommit?.(days);
+      } catch (error) {
+        // The days are committed; a failing listener must not make the job look failed.
+        deps.log?.warn({ err: error }, 'materialise onCommit listener failed');
+      }
+      options.onProgress?.(done, total);
+    }
+  } catch (error) {
+    return { days: done, error: asError(error) };
+  }
+  return { days: done };
+}
+
+/**
+ * Every complete UTC day (up to yesterday as of `nowMs`) since the day of the earliest event
+ * that has no `daily_stat` row yet, ascending.
+ */
+export async function missingDays(db: Kysely<Database>, nowMs: number = Date.now()): Promise<string[]> {
+  const earliest = await earliestEventAt(db);
+  if (earliest === undefined) return [];
+  const first = dayOfInstant(earliest);
+  const last = dayOfInstant(nowMs) - 1;
+  if (first > last) return [];
+  const have = await materializedDays(db, formatDay(first), formatDay(last));
+  const missing: string[] = [];
+  for (let day = first; day <= last; day++) {
+    const text = formatDay(day);
+    if (!have.has(text)) missing.push(text);
+  }
+  return missing;
+}
+
+/** Materialise the days `missingDays` finds, one run of consecutive days at a time. Never throws. */
+export async function materializeMissing(deps: MaterializeDeps, options: MaterializeOptions = {}): Promise<MaterializeResult> {
+  let missing: string[];
+  try {
+    missing = await missingDays(deps.db.db, (deps.now ?? Date.now)());
+  } catch (error) {
+    return { days: 0, error: asError(error) };
+  }
+  let days = 0;
+  for (const [first, last] of consecutiveRuns(missing.map(parseDay))) {
+    const before = days;
+    const result = await materialize(deps, formatDay(first), formatDay(last), {
+      ...options,
+      onProgress: (done) => options.onProgress?.(before + done, missing.length),
+    });
+    days += result.days;
+    if (result.error) return { days, error: result.error };
+  }
+  return { days };
+}

@@ -1,0 +1,168 @@
+/**
+ * The schedule around the stats job. `startJobs` is called by the server after migrations and
+ * returns a handle whose `stop()` the shutdown path awaits; importing this module starts nothing.
+ *
+ * - Each `STATS_CRON` tick (UTC; default 00:05) materialises the last complete day and
+ *   re-materialises the two before it, so events arriving up to ~3 days late are counted
+ *   (REMATERIALIZE_DAYS; the data endpoint caches days older than that for long).
+ * - On start, every complete day missing since the earliest event is caught up.
+ * - Runs never overlap in a process (one promise in flight; node-cron's noOverlap as well).
+ * - On PostgreSQL, several instances may share the database: a run first takes a session
+ *   advisory lock with pg_try_advisory_lock on a dedicated connection and skips when another
+ *   instance holds it; under the lock, a tick whose days were already written at or after the
+ *   tick's scheduled minute is skipped too, so a slower instance does not repeat the tick.
+ */
+import { createTask, validate } from 'node-cron';
+import { sql } from 'kysely';
+import type { DbHandle } from '../src/db/create-db.ts';
+import { dayOfInstant, formatDay } from '../src/features/stats/calendar.ts';
+import { DATA_PATH } from '../src/features/stats/data-handler.server.ts';
+import { REMATERIALIZE_DAYS } from '../src/features/stats/response-caching.ts';
+import type { Services } from '../src/services.ts';
+import { type JobLog, type MaterializeDeps, type MaterializeResult, materialize, materializeMissing } from './materialize.ts';
+
+/** pg advisory lock key of the stats job: "STAT" in ASCII, a constant every instance shares. */
+export const STATS_LOCK_KEY = 0x53_54_41_54;
+
+export type LockedRun<T> = { acquired: true; value: T } | { acquired: false };
+
+/**
+ * Run `work` while holding the stats advisory lock (PostgreSQL), or directly (SQLite: one
+ * writer process by design; WAL serialises writers and the job is idempotent anyway).
+ * Session-level lock on one pooled connection held for the whole run, since the work itself
+ * commits several transactions on other connections; released in `finally`, and by the server
+ * if the connection dies.
+ */
+export async function withStatsLock<T>(db: DbHandle, work: () => Promise<T>): Promise<LockedRun<T>> {
+  if (db.engine !== 'postgres') return { acquired: true, value: await work() };
+  return db.db.connection().execute(async (conn) => {
+    const { rows } = await sql<{ locked: boolean }>`SELECT pg_try_advisory_lock(CAST(${STATS_LOCK_KEY} AS bigint)) AS locked`.execute(conn);
+    if (rows[0]?.locked !== true) return { acquired: false } as const;
+    try {
+      return { acquired: true, value: await work() } as const;
+    } finally {
+      await sql`SELECT pg_advisory_unlock(CAST(${STATS_LOCK_KEY} AS bigint))`.execute(conn);
+    }
+  });
+}
+
+export type TickOutcome =
+  | { ran: true; from: string; to: string; result: MaterializeResult }
+  | { ran: false; reason: 'locked' | 'already-done'; from: string; to: string };
+
+/** The days a tick at `tickMs` (re)materialises: the last complete day and the two before it. */
+export function tickDays(tickMs: number): { from: string; to: string } {
+  const yesterday = dayOfInstant(tickMs) - 1;
+  return { from: formatDay(yesterday - REMATERIALIZE_DAYS + 1), to: formatDay(yesterday) };
+}
+
+/**
+ * One scheduled tick. `tickMs` is the scheduled instant (minute resolution): when every day of
+ * the tick already carries a materialized_at at or after it, another instance ran this tick.
+ */
+export async function runStatsTick(deps: MaterializeDeps, tickMs: number): Promise<TickOutcome> {
+  const { from, to } = tickDays(tickMs);
+  const outcome = await withStatsLock(deps.db, async () => {
+    const done = await deps.db.db
+      .selectFrom('daily_stat')
+      .select((eb) => [eb.fn.countAll<number>().as('days'), eb.fn.min('materialized_at').as('oldest')])
+      .where('day', '>=', from)
+      .where('day', '<=', to)
+      .executeTakeFirst();
+    if (Number(done?.days ?? 0) === REMATERIALIZE_DAYS && Number(done?.oldest ?? 0) >= tickMs) return undefined;
+    return materialize(deps, from, to);
+  });
+  if (!outcome.acquired) return { ran: false, reason: 'locked', from, to };
+  if (outcome.value === undefined) return { ran: false, reason: 'already-done', from, to };
+  return { ran: true, from, to, result: outcome.value };
+}
+
+/** Start-up catch-up of missing days, under the same lock. */
+export async function runCatchUp(deps: MaterializeDeps): Promise<LockedRun<MaterializeResult>> {
+  return withStatsLock(deps.db, () => materializeMissing(deps));
+}
+
+export interface JobsHandle {
+  /** Settles when the start-up catch-up has finished (or was skipped). */
+  ready: Promise<void>;
+  /** Stop scheduling and wait for a run in progress to finish. */
+  stop(): Promise<void>;
+}
+
+export interface JobsDeps {
+  services: Services;
+  /** Clock (tests). */
+  now?: () => number;
+}
+
+/**
+ * Schedule the stats job. Throws at start-up when STATS_CRON is not a valid expression, so a
+ * bad value stops the process with a message naming the variable.
+ */
+export function startJobs({ services, now = Date.now }: JobsDeps): JobsHandle {
+  const { config } = services;
+  const log: JobLog = services.log.child({ job: 'stats' });
+  if (!config.JOBS_ENABLED) {
+    log.info('scheduled jobs disabled (JOBS_ENABLED=false)');
+    return { ready: Promise.resolve(), stop: async () => {} };
+  }
+  if (!validate(config.STATS_CRON)) {
+    throw new Error(`STATS_CRON: ${JSON.stringify(config.STATS_CRON)} is not a valid cron expression (node-cron syntax, evaluated in UTC), e.g. "5 0 * * *"`);
+  }
+  const deps: MaterializeDeps = { db: services.db, log, now, onCommit: () => services.purgeCache(DATA_PATH) };
+
+  let running: Promise<void> | undefined;
+  let stopped = false;
+  /** One run at a time in this process; a tick that finds one running is skipped (the next tick covers its days). */
+  const exclusive = (name: string, job: () => Promise<void>): Promise<void> => {
+    if (stopped) return Promise.resolve();
+    if (running) {
+      log.warn({ run: name }, 'previous stats run still in progress; skipping');
+      return running;
+    }
+    running = job()
+      .catch((error: unknown) => log.error({ err: error, run: name }, 'stats run failed'))
+      .finally(() => {
+        running = undefined;
+      });
+    return running;
+  };
+
+  const tick = () =>
+    exclusive('tick', async () => {
+      const tickMs = Math.floor(now() / 60_000) * 60_000;
+      const outcome = await runStatsTick(deps, tickMs);
+      if (!outcome.ran) log.info({ from: outcome.from, to: outcome.to, reason: outcome.reason }, 'stats tick skipped');
+      else if (outcome.result.error) log.error({ err: outcome.result.error, from: outcome.from, to: outcome.to, days: outcome.result.days }, 'stats tick failed');
+      else log.info({ from: outcome.from, to: outcome.to, days: outcome.result.days }, 'stats tick materialised');
+    });
+
+  const task = createTask(config.STATS_CRON, tick, {
+    name: 'stats-materialize',
+    timezone: 'UTC',
+    noOverlap: true,
+    logger: {
+      info: (message) => log.debug(message),
+      warn: (message) => log.warn(message),
+      error: (message, error) => log.error({ err: error ?? message }, typeof message === 'string' ? message : message.message),
+      debug: (message) => log.debug(typeof message === 'string' ? message : message.message),
+    },
+  });
+  task.start();
+
+  const ready = exclusive('catch-up', async () => {
+    const outcome = await runCatchUp(deps);
+    if (!outcome.acquired) log.info('stats catch-up skipped: another instance holds the lock');
+    else if (outcome.value.error) log.error({ err: outcome.value.error, days: outcome.value.days }, 'stats catch-up failed');
+    else if (outcome.value.days > 0) log.info({ days: outcome.value.days }, 'stats catch-up materialised missing days');
+  });
+
+  return {
+    ready,
+    async stop() {
+      stopped = true;
+      await task.destroy();
+      await running;
+    },
+  };
+}

@@ -1,0 +1,60 @@
+/**
+ * `GET /api/v1/public/data` as request in, response out. The Astro route is a one-line adapter
+ * over this, and tests call it directly with real databases.
+ *
+ * Rate limiting and its headers (spec section 8) belong to the edge, which also keeps the
+ * serialised 200 in its response cache for as long as `Cache-Control` allows (capped at 60 s)
+ * and drops it when the materialiser commits; this handler only states the policy.
+ */
+import { HttpError, errorResponse, toHttpError } from '../../server/problem.ts';
+import type { Services } from '../../services.ts';
+import { centsToAmount } from './money.ts';
+import type { DataRecord, DataResponse } from './data-record.ts';
+import { parseDateRange } from './date-range.ts';
+import { cacheControlFor, ifNoneMatchMatches, strongEtag } from './response-caching.ts';
+import { readDailyStats } from './stats.server.ts';
+import type { DailyStatRow } from '../../db/schema.ts';
+
+/** Path of the data endpoint; the prefix the materialiser purges from response caches. */
+export const DATA_PATH = '/api/v1/public/data';
+
+export interface HandleDataOptions {
+  /** Clock for the cache policy (tests pin it). */
+  now?: () => number;
+}
+
+export function toDataRecord(row: DailyStatRow): DataRecord {
+  return {
+    date: row.day,
+    txn_count: row.txn_count,
+    impr_count: row.impr_count,
+    service_revenue: centsToAmount(row.revenue_minor),
+  };
+}
+
+export async function handleData(request: Request, services: Services, options: HandleDataOptions = {}): Promise<Response> {
+  const url = new URL(request.url);
+  try {
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      throw new HttpError(405, 'method_not_allowed', { headers: { allow: 'GET, HEAD' } });
+    }
+    const range = parseDateRange(url.searchParams);
+    const rows = await readDailyStats(services.db.db, range.startDate, range.endDate);
+    const response: DataResponse = { status: 'Success', data: rows.map(toDataRecord) };
+    const body = JSON.stringify(response);
+    const headers: Record<string, string> = {
+      'cache-control': cacheControlFor(range, rows.length, (options.now ?? Date.now)()),
+      etag: strongEtag(body),
+    };
+    // RFC 9110 section 15.4.5: a 304 carries the same Cache-Control and ETag a 200 would.
+    if (ifNoneMatchMatches(request.headers.get('if-none-match'), headers['etag']!)) {
+      return new Response(null, { status: 304, headers });
+    }
+    headers['content-type'] = 'application/json; charset=utf-8';
+    return new Response(request.method === 'HEAD' ? null : body, { status: 200, headers });
+  } catch (error) {
+    const httpError = toHttpError(error);
+    if (httpError.status >= 500) services.log.error({ err: error, path: url.pathname }, 'data request failed');
+    return errorResponse(httpError, url.pathname);
+  }
+}

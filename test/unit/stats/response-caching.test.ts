@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { parseDateRange } from '../../../src/features/stats/date-range.ts';
+import { cacheControlFor, ifNoneMatchMatches, lastSettledDay, strongEtag } from '../../../src/features/stats/response-caching.ts';
+import { parseDay } from '../../../src/features/stats/calendar.ts';
+
+const range = (start: string, end: string) => parseDateRange(new URLSearchParams({ startDate: start, endDate: end }));
+/** 2026-03-20, any time of day. */
+const NOW = Date.UTC(2026, 2, 20, 0, 3);
+
+describe('data response caching', () => {
+  it('counts a day as settled once it is older than the three re-materialised days', () => {
+    expect(lastSettledDay(NOW)).toBe(parseDay('2026-03-16'));
+    expect(lastSettledDay(Date.UTC(2026, 2, 20, 23, 59, 59, 999))).toBe(parseDay('2026-03-16'));
+    expect(lastSettledDay(Date.UTC(2026, 2, 21))).toBe(parseDay('2026-03-17'));
+  });
+
+  it('caches a fully materialised range of settled days for a day', () => {
+    expect(cacheControlFor(range('2026-03-01', '2026-03-16'), 16, NOW)).toBe('public, max-age=86400');
+  });
+
+  it('caches for a minute when the range reaches into the re-materialisation window', () => {
+    expect(cacheControlFor(range('2026-03-01', '2026-03-17'), 17, NOW)).toBe('public, max-age=60');
+    expect(cacheControlFor(range('2026-03-19', '2026-03-25'), 1, NOW)).toBe('public, max-age=60');
+  });
+
+  it('caches for a minute when a settled day is not materialised yet', () => {
+    expect(cacheControlFor(range('2026-03-01', '2026-03-16'), 15, NOW)).toBe('public, max-age=60');
+  });
+
+  it('gives equal bodies equal strong tags and different bodies different ones', () => {
+    const tag = strongEtag('{"status":"Success","data":[]}');
+    expect(tag).toMatch(/^"[A-Za-z0-9_-]{27}"$/);
+    expect(strongEtag('{"status":"Success","data":[]}')).toBe(tag);
+    expect(strongEtag('{"status":"Success","data":[{}]}')).not.toBe(tag);
+  });
+
+  it('matches If-None-Match by weak comparison, in lists, and for *', () => {
+    const tag = '"abc"';
+    expect(ifNoneMatchMatches(null, tag)).toBe(false);
+    expect(ifNoneMatchMatches('"abc"', tag)).toBe(true);
+    expect(ifNoneMatchMatches('W/"abc"', tag)).toBe(true);
+    expect(ifNoneMatchMatches('"x", W/"y" ,"abc"', tag)).toBe(true);
+    expect(ifNoneMatchMatches('*', tag)).toBe(true);
+    expect(ifNoneMatchMatches('"abcd"', tag)).toBe(false);
+    expect(ifNoneMatchMatches('abc', tag)).toBe(false);
+    expect(ifNoneMatchMatches('', tag)).toBe(false);
+  });
+});
