@@ -111,6 +111,8 @@ export interface Config extends Omit<z.output<typeof EnvSchema>, 'SITE_URL' | 'A
   ALLOWED_ORIGINS: string[];
   /** True when SITE_URL was derived rather than configured: follow the port actually bound. */
   siteUrlDerived: boolean;
+  /** True when ALLOWED_ORIGINS was derived from SITE_URL rather than configured. */
+  allowedOriginsDerived: boolean;
 }
 
 export class ConfigError extends Error {
@@ -145,6 +147,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     SITE_URL: siteUrl,
     ALLOWED_ORIGINS: ALLOWED_ORIGINS ?? defaultOrigins(siteUrl),
     siteUrlDerived: SITE_URL === undefined,
+    allowedOriginsDerived: ALLOWED_ORIGINS === undefined,
   };
 }
 

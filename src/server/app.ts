@@ -72,7 +72,7 @@ export async function createApp(config: Config, log: Logger): Promise<AppHandle>
     cache,
     limiter,
     clientKey: (req) => clientKeyOf(req.socket.remoteAddress, req.headers, config.TRUST_PROXY),
-    allowedOrigins: config.ALLOWED_ORIGINS,
+    allowedOrigins: () => config.ALLOWED_ORIGINS,
     https: config.SITE_URL.startsWith('https:'),
   });
 
@@ -94,7 +94,7 @@ export async function createApp(config: Config, log: Logger): Promise<AppHandle>
           if (config.siteUrlDerived && port !== config.PORT) {
             // PORT=0: the derived site origin follows the port actually bound.
             config.SITE_URL = origin;
-            if (!process.env['ALLOWED_ORIGINS']) config.ALLOWED_ORIGINS = defaultOrigins(origin);
+            if (config.allowedOriginsDerived) config.ALLOWED_ORIGINS = defaultOrigins(origin);
           }
           resolvePromise(origin);
         });

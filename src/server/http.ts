@@ -36,8 +36,8 @@ export interface EdgeDeps {
   cache: ResponseCache;
   limiter?: EdgeLimiter;
   clientKey?: (req: IncomingMessage) => string;
-  /** Origins whose pages may call the write endpoints and read the limit headers. */
-  allowedOrigins: readonly string[];
+  /** Origins whose pages may call the write endpoints and read the limit headers (read per request: PORT=0 learns its origin at listen). */
+  allowedOrigins: () => readonly string[];
   https: boolean;
 }
 
@@ -61,7 +61,6 @@ export interface Edge {
 export function createEdge(deps: EdgeDeps): Edge {
   const { log, statics, cache, limiter, services, astro } = deps;
   const clientKeyOf = deps.clientKey ?? socketKey;
-  const allowed = new Set(deps.allowedOrigins);
   const notFoundPage = statics.get('/404.html');
   let draining = false;
 
@@ -106,7 +105,7 @@ export function createEdge(deps: EdgeDeps): Edge {
     if (PUBLIC_READ(pathname) && (req.method === 'GET' || req.method === 'HEAD')) {
       res.setHeader('Access-Control-Allow-Origin', '*');
       res.setHeader('Access-Control-Expose-Headers', EXPOSED);
-    } else if (origin && allowed.has(origin)) {
+    } else if (origin && deps.allowedOrigins().includes(origin)) {
       res.setHeader('Access-Control-Allow-Origin', origin);
       res.setHeader('Access-Control-Expose-Headers', EXPOSED);
       res.setHeader('Vary', 'Origin');

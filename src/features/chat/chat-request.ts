@@ -19,12 +19,12 @@ export const CHAT_LIMITS = {
 /** One turn of the conversation. */
 export const ChatMessage = z.object({
   /** Who wrote the turn: the visitor (`user`) or the site assistant (`assistant`). */
-  role: z.enum(['user', 'assistant'], { error: 'role must be "user" or "assistant"' }),
+  role: z.enum(['user', 'assistant'], { error: 'must be "user" or "assistant"' }),
   /** The text of the turn: not blank, at most 4,000 characters. */
   content: z
-    .string({ error: 'content must be a string' })
-    .max(CHAT_LIMITS.maxContentChars, `content must be at most ${CHAT_LIMITS.maxContentChars} characters`)
-    .refine((text) => text.trim().length > 0, 'content must not be empty'),
+    .string({ error: 'must be a string' })
+    .max(CHAT_LIMITS.maxContentChars, `must be at most ${CHAT_LIMITS.maxContentChars} characters`)
+    .refine((text) => text.trim().length > 0, 'must not be empty'),
 });
 export type ChatMessage = z.infer<typeof ChatMessage>;
 
@@ -33,12 +33,12 @@ export const ChatRequest = z.object(
   {
     /** The conversation so far, oldest first, ending with the visitor's new message. */
     messages: z
-      .array(ChatMessage, { error: 'messages must be an array of {role, content} objects' })
-      .min(1, 'messages must contain at least one message')
-      .max(CHAT_LIMITS.maxMessages, `messages must contain at most ${CHAT_LIMITS.maxMessages} messages`)
-      .refine((messages) => messages.at(-1)?.role !== 'assistant', 'the last message must come from the user'),
+      .array(ChatMessage, { error: 'must be an array of {role, content} objects' })
+      .min(1, 'must contain at least one message')
+      .max(CHAT_LIMITS.maxMessages, `must contain at most ${CHAT_LIMITS.maxMessages} messages`)
+      .refine((messages) => messages.at(-1)?.role !== 'assistant', 'must end with a message from the user'),
   },
-  { error: 'the body must be a JSON object with a messages array' },
+  { error: 'The body must be a JSON object with a messages array' },
 );
 export type ChatRequest = z.infer<typeof ChatRequest>;
 
@@ -46,7 +46,7 @@ export type ChatRequest = z.infer<typeof ChatRequest>;
 export interface FieldError {
   /** Where in the body, e.g. `messages[2].content`; empty for the body itself. */
   path: string;
-  /** What is wrong, in words a person can act on. */
+  /** What is wrong with it, e.g. `must not be empty` (reads on from the path). */
   message: string;
 }
 
@@ -72,6 +72,8 @@ export function parseChatRequest(contentType: string | null, body: string): Chat
     throw new HttpError(415, 'unsupported_media_type', {
       detail: `The body must be JSON; got content type ${contentType ? `"${contentType}"` : 'none'}.`,
       resolution: 'Send the conversation as JSON with the header Content-Type: application/json.',
+      // Accept-Post (W3C LDP, registered in the IANA header registry) names what POST takes.
+      headers: { 'accept-post': 'application/json' },
     });
   }
   const bytes = Buffer.byteLength(body, 'utf8');
@@ -101,7 +103,7 @@ export function parseChatRequest(contentType: string | null, body: string): Chat
     const errors: FieldError[] = parsed.error.issues.map((issue) => ({ path: formatPath(issue.path), message: issue.message }));
     const first = errors[0]!;
     throw new HttpError(400, 'validation_failed', {
-      detail: first.path ? `${first.path}: ${first.message}.` : `${first.message}.`,
+      detail: first.path ? `${first.path} ${first.message}.` : `${first.message}.`,
       resolution: `Send 1 to ${CHAT_LIMITS.maxMessages} messages, each {"role":"user"|"assistant","content":"..."} with 1 to ${CHAT_LIMITS.maxContentChars} characters, the last from the user.`,
       extensions: { errors },
     });

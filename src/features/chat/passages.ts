@@ -52,6 +52,9 @@ export interface Passage {
 /** Passages longer than this (characters) are split at paragraph boundaries. */
 const MAX_PASSAGE_CHARS = 900;
 
+/** A site path in running text: starts with a letter, so "/64" or "and/or" are not paths. */
+const BARE_PATH = /(?:^|[\s(])(\/[a-z][\w\-./]*[\w/])/gi;
+
 const LINK = /!?\[([^\]]*)\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g;
 
 /** A link to a page of this site: an absolute path (not a protocol-relative `//host`). */
@@ -72,8 +75,10 @@ export function inlineToPlain(markdown: string, links: string[] = []): string {
       if (match.startsWith('!')) return label; // image: keep its alt text
       const path = sitePath(href);
       if (path) links.push(path);
-      // An external link keeps its address so a reader of plain text can still follow it.
-      return path || !/^https?:/.test(href) ? label : `${label} (${href})`;
+      // Plain text keeps the address beside its label, so a reader can still follow it (the
+      // widget turns site paths back into links). A label that is the path already is enough.
+      if (!path && !/^https?:/.test(href)) return label;
+      return label.trim() === (path ?? href) ? label : `${label} (${path ?? href})`;
     })
     .replace(/<[^>]+>/g, '')
     .replace(/`([^`]+)`/g, '$1')
@@ -121,13 +126,20 @@ function sections(markdown: string): Array<{ heading: string; blocks: Block[] }>
   return out.filter((section) => section.blocks.length > 0);
 }
 
-/** Prose blocks as plain text; list items keep a leading "- " so they still read as a list. */
+/**
+ * A prose block as plain text: wrapped lines joined into one line per paragraph, and one line
+ * per list item, which keeps a leading "- " so it still reads as a list.
+ */
 function proseToPlain(block: string, links: string[]): string {
-  return block
-    .split('\n')
-    .map((line) => line.replace(/^\s*(?:[-*+]|\d+[.)])\s+/, '- ').replace(/^\s*>\s?/, '').trim())
-    .map((line) => inlineToPlain(line, links))
-    .join('\n');
+  const lines: string[] = [];
+  for (const raw of block.split('\n')) {
+    const line = raw.replace(/^\s*>\s?/, '');
+    const item = /^\s*(?:[-*+]|\d+[.)])\s+(.*)$/.exec(line);
+    if (item) lines.push(`- ${item[1]!.trim()}`);
+    else if (lines.length > 0) lines[lines.length - 1] += ` ${line.trim()}`;
+    else lines.push(line.trim());
+  }
+  return lines.map((line) => inlineToPlain(line, links)).join('\n');
 }
 
 /** Group blocks into passages of at most MAX_PASSAGE_CHARS (a single longer block stays whole). */
@@ -156,7 +168,17 @@ function toPassageParts(blocks: Block[]): { text: string; code: string[]; links:
     if (block.kind === 'code') code.push(block.text);
     else prose.push(proseToPlain(block.text, links));
   }
-  return { text: prose.join('\n\n'), code, links };
+  const text = prose.join('\n\n');
+  // Paths written out in the prose ("at /sellers.json") count as links after the Markdown ones.
+  return { text, code, links: [...new Set([...links, ...sitePaths(text)])] };
+}
+
+/**
+ * Pages named in plain text ("see /docs/api."), in order, trailing dots dropped. API endpoints
+ * (`/api/...`) are things to call, not pages to read, so they are not offered as links.
+ */
+export function sitePaths(text: string): string[] {
+  return [...text.matchAll(BARE_PATH)].map((match) => match[1]!.replace(/[.]+$/, '')).filter((path) => !path.startsWith('/api/'));
 }
 
 /** An article is quoted from its subheading and body; it always links to its own page. */
@@ -175,12 +197,12 @@ export function newsPassages(doc: NewsDoc): Passage[] {
 }
 
 /**
- * A knowledge page is cut at its headings. A passage's "read more" is the first site link in it,
- * else the first site link of the page, so an editor decides links by writing them.
+ * A knowledge page is cut at its headings. A passage's "read more" is the first site link in it
+ * (a Markdown link or a path written out), so an editor decides links by writing them; a
+ * passage without one is quoted without a link rather than with a loosely related one.
  */
 export function knowledgePassages(doc: KnowledgeDoc): Passage[] {
   const parts = sections(doc.body).flatMap((section) => groupBlocks(section.blocks).map((group) => ({ heading: section.heading, ...toPassageParts(group) })));
-  const pageLink = parts.find((part) => part.links.length > 0)?.links[0];
   return parts.map((part, n) => ({
     id: `kb:${doc.id}#${n}`,
     kind: 'kb',
@@ -189,7 +211,7 @@ export function knowledgePassages(doc: KnowledgeDoc): Passage[] {
     text: part.text,
     code: part.code,
     context: [doc.title, doc.summary ?? ''].join(' ').trim(),
-    url: part.links[0] ?? pageLink,
+    url: part.links[0],
     date: undefined,
   }));
 }

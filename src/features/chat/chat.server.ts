@@ -1,0 +1,198 @@
+/**
+ * `POST /api/chat` and its preflight as request-in, response-out functions (the route file is a
+ * thin adapter; tests call these directly). Interface spec sections 4, 5 and 7: 400 for a bad
+ * ChatRequest, 403 for an origin that is not allowed, 200 `text/plain` streamed otherwise.
+ */
+import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
+import type { Services } from '../../services.ts';
+import { errorResponse, HttpError } from '../../server/problem.ts';
+import { composeReply, CONTACT_PATH, replyChunks, retrieve } from './built-in-assistant.ts';
+import { parseChatRequest, type ChatMessage } from './chat-request.ts';
+import { corsHeaders, preflightHeaders } from './cors.ts';
+import type { KnowledgeIndex } from './knowledge-index.ts';
+import { streamLlmReply, type LlmSettings } from './llm-assistant.server.ts';
+import { checkOrigin, originError, type OriginPolicy } from './origin-policy.ts';
+
+/** What the chat needs from the process-wide services. */
+export type ChatServices = Pick<Services, 'config' | 'log'>;
+
+export interface ChatDeps {
+  /** The search index, built once and cached by the caller; awaited on the first reply only. */
+  knowledge: () => KnowledgeIndex | Promise<KnowledgeIndex>;
+  /**
+   * Pause between pieces of a built-in reply, in ms (default 12). The reply exists at once; the
+   * pacing lets the widget show it growing and lets the event loop serve others in between.
+   */
+  chunkDelayMs?: number;
+  /** Fetch used to reach the LLM (default: global fetch). */
+  fetch?: typeof fetch;
+}
+
+/** Methods the route answers; everything else gets 405 with this list in `Allow`. */
+export const CHAT_ALLOW = 'OPTIONS, POST';
+
+const REPLY_HEADERS = {
+  'content-type': 'text/plain; charset=utf-8',
+  // A reply is for one conversation; no cache may keep or reuse it.
+  'cache-control': 'no-store',
+  // Ask nginx-style proxies not to buffer the stream (the edge never compresses text/plain
+  // streams: it only compresses bodies it already holds in full).
+  'x-accel-buffering': 'no',
+  'x-content-type-options': 'nosniff',
+} as const;
+
+const UNAVAILABLE_TEXT = `Sorry, I can't look anything up right now. Please try again in a moment, or write to the team: ${CONTACT_PATH}`;
+
+function policyOf(services: ChatServices): OriginPolicy {
+  return { allowedOrigins: services.config.ALLOWED_ORIGINS, allowNoOrigin: services.config.CHAT_ALLOW_NO_ORIGIN };
+}
+
+function withHeaders(response: Response, headers: Record<string, string>): Response {
+  for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
+  return response;
+}
+
+/** Answer a chat request: validate, then stream the reply. Never throws. */
+export async function handleChat(request: Request, services: ChatServices, deps: ChatDeps): Promise<Response> {
+  const { pathname } = new URL(request.url);
+  const decision = checkOrigin(request.headers.get('origin'), policyOf(services));
+  const cors = corsHeaders({ origin: decision.origin, allowed: decision.allowed });
+  try {
+    if (!decision.allowed) throw originError(decision);
+    const chat = parseChatRequest(request.headers.get('content-type'), await request.text());
+    const body = replyStream(chat.messages, request.signal, services, deps);
+    return new Response(body, { status: 200, headers: { ...REPLY_HEADERS, ...cors } });
+  } catch (error) {
+    if (!(error instanceof HttpError)) services.log.error({ err: error }, 'chat request failed');
+    return withHeaders(errorResponse(error, pathname), cors);
+  }
+}
+
+/**
+ * `OPTIONS /api/chat`: a CORS preflight from an allowed origin gets 204 with what it may send;
+ * from another origin, 403 without CORS headers (so the browser refuses the call). An OPTIONS
+ * without Origin is a plain capability query (RFC 9110 section 9.3.7) and gets `Allow`.
+ */
+export function handlePreflight(request: Request, services: ChatServices): Response {
+  const origin = request.headers.get('origin');
+  if (!origin) return new Response(null, { status: 204, headers: { allow: CHAT_ALLOW } });
+  const decision = checkOrigin(origin, policyOf(services));
+  if (!decision.allowed) return withHeaders(errorResponse(originError(decision), new URL(request.url).pathname), { vary: 'Origin' });
+  const headers = preflightHeaders({ origin, allowed: true, methods: ['POST'], headers: ['content-type'] });
+  return new Response(null, { status: 204, headers: { ...headers, allow: CHAT_ALLOW } });
+}
+
+/** Any other method: 405 with `Allow` (RFC 9110 section 15.5.6). */
+export function methodNotAllowed(request: Request): Response {
+  return errorResponse(
+    new HttpError(405, 'method_not_allowed', {
+      detail: `${request.method} is not supported here; send the conversation with POST.`,
+      headers: { allow: CHAT_ALLOW },
+    }),
+    new URL(request.url).pathname,
+  );
+}
+
+/**
+ * The reply as a byte stream that produces on demand (high-water mark 0: nothing is generated
+ * ahead of the reader). Cancelling it or aborting the request stops generation and, through the
+ * same signal, any upstream LLM request. Failures end the stream normally: the status line has
+ * been sent, so the only honest signal left is the text itself.
+ */
+function replyStream(messages: readonly ChatMessage[], requestSignal: AbortSignal, services: ChatServices, deps: ChatDeps): ReadableStream<Uint8Array> {
+  const stop = new AbortController();
+  const signal = AbortSignal.any([requestSignal, stop.signal]);
+  const encoder = new TextEncoder();
+  let source: AsyncGenerator<string, void, undefined> | undefined;
+  const finish = (controller: ReadableStreamDefaultController<Uint8Array>) => {
+    try {
+      controller.close();
+    } catch {
+      // Already cancelled by the reader: nothing left to close.
+    }
+  };
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        source ??= generateReply(messages, signal, services, deps);
+        for (;;) {
+          let next: IteratorResult<string, void>;
+          try {
+            next = await source.next();
+          } catch (error) {
+            if (!signal.aborted) services.log.error({ err: error }, 'chat reply failed');
+            return finish(controller);
+          }
+          if (next.done || signal.aborted) return finish(controller);
+          if (next.value !== '') {
+            controller.enqueue(encoder.encode(next.value));
+            return;
+          }
+        }
+      },
+      cancel(reason) {
+        stop.abort(reason);
+        // Lets the generator run its cleanup (closing an upstream stream) once it is idle.
+        void source?.return(undefined).catch(() => {});
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
+
+/** Built-in pieces, paced; stops quietly when the signal aborts. */
+async function* paced(text: string, delayMs: number, signal: AbortSignal): AsyncGenerator<string, void, undefined> {
+  let first = true;
+  for (const chunk of replyChunks(text)) {
+    if (!first) {
+      try {
+        await (delayMs > 0 ? sleep(delayMs, undefined, { signal }) : nextTurn(undefined, { signal }));
+      } catch {
+        return; // aborted
+      }
+    }
+    if (signal.aborted) return;
+    first = false;
+    yield chunk;
+  }
+}
+
+function llmSettings(services: ChatServices, deps: ChatDeps): LlmSettings | undefined {
+  const { LLM_BASE_URL, LLM_MODEL, LLM_API_KEY, LLM_TIMEOUT_MS } = services.config;
+  if (!LLM_BASE_URL || !LLM_MODEL) return undefined;
+  return { baseUrl: LLM_BASE_URL, model: LLM_MODEL, apiKey: LLM_API_KEY, timeoutMs: LLM_TIMEOUT_MS, fetch: deps.fetch };
+}
+
+/** The reply's text pieces: the LLM's when configured and working, else the built-in's. */
+async function* generateReply(messages: readonly ChatMessage[], signal: AbortSignal, services: ChatServices, deps: ChatDeps): AsyncGenerator<string, void, undefined> {
+  const delayMs = deps.chunkDelayMs ?? 12;
+  let index: KnowledgeIndex;
+  try {
+    index = await deps.knowledge();
+  } catch (error) {
+    services.log.error({ err: error }, 'assistant index unavailable');
+    yield* paced(UNAVAILABLE_TEXT, delayMs, signal);
+    return;
+  }
+  if (signal.aborted) return;
+
+  const settings = llmSettings(services, deps);
+  if (settings) {
+    try {
+      yield* streamLlmReply({
+        settings,
+        messages,
+        hits: retrieve(messages, index),
+        siteUrl: services.config.SITE_URL,
+        signal,
+        onError: (error) => services.log.warn({ err: error }, 'LLM stream failed mid-reply; ended it'),
+      });
+      return;
+    } catch (error) {
+      if (signal.aborted) return;
+      // Nothing was sent yet (streamLlmReply only throws before its first piece): answer anyway.
+      services.log.warn({ err: error }, 'LLM unavailable; the built-in assistant answers');
+    }
+  }
+  yield* paced(composeReply(messages, index, { siteUrl: services.config.SITE_URL }).text, delayMs, signal);
+}

@@ -1,0 +1,126 @@
+import { pino } from 'pino';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { composeReply } from '../../src/features/chat/built-in-assistant.ts';
+import { handleChat } from '../../src/features/chat/chat.server.ts';
+import { startFakeLlm, type FakeLlm } from '../fixtures/fake-llm.ts';
+import { ask, chatDeps, chatRequest, chatServices, readChunks, SITE, siteKnowledgeIndex } from '../unit/chat/chat-harness.ts';
+
+let llm: FakeLlm;
+beforeAll(async () => {
+  llm = await startFakeLlm();
+});
+afterAll(async () => {
+  await llm?.close();
+});
+beforeEach(() => {
+  llm.requests.length = 0;
+});
+
+const TIMEOUT_MS = 300;
+const services = () => chatServices({ LLM_BASE_URL: llm.baseUrl, LLM_MODEL: 'fake-model', LLM_API_KEY: 'test-key', LLM_TIMEOUT_MS: String(TIMEOUT_MS) });
+const chat = (content: string, signal?: AbortSignal) => handleChat(chatRequest(ask(content), signal ? { signal } : {}), services(), chatDeps());
+const builtIn = (content: string) => composeReply([{ role: 'user', content }], siteKnowledgeIndex(), { siteUrl: SITE }).text;
+
+describe('the assistant with an LLM configured', () => {
+  it('streams the tokens as they arrive', async () => {
+    llm.behaviour = { kind: 'reply', tokens: ['sellers', '.json ', 'lists ', 'our ', 'sellers.'], delayMs: 30 };
+    const response = await chat('What is sellers.json?');
+    expect(response.status).toBe(200);
+    const reader = response.body!.getReader();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    expect(first).toBe('sellers');
+    let rest = '';
+    for (let next = await reader.read(); !next.done; next = await reader.read()) rest += new TextDecoder().decode(next.value);
+    expect(first + rest).toBe('sellers.json lists our sellers.');
+  });
+
+  it('sends the conversation, the key and the retrieved passages to the provider', async () => {
+    llm.behaviour = { kind: 'reply', tokens: ['ok'] };
+    const body = { messages: [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: 'Hello!' }, { role: 'user', content: 'What is sellers.json?' }] };
+    await readChunks(await handleChat(chatRequest(body), services(), chatDeps()));
+    const [request] = llm.requests;
+    expect(request?.path).toBe('/v1/chat/completions');
+    expect(request?.headers['authorization']).toBe('Bearer test-key');
+    expect(request?.body.model).toBe('fake-model');
+    expect(request?.body.stream).toBe(true);
+    const messages = request?.body.messages ?? [];
+    expect(messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user']);
+    expect(messages.at(-1)?.content).toBe('What is sellers.json?');
+    const system = String(messages[0]?.content);
+    expect(system).toContain('(page: /sellers.json)');
+    expect(system).toContain("say plainly that you don't know");
+  });
+
+  it('answers with the built-in assistant when the provider refuses', async () => {
+    llm.behaviour = { kind: 'refuse', status: 503 };
+    const text = (await readChunks(await chat('What is sellers.json?'))).join('');
+    expect(llm.requests).toHaveLength(1);
+    expect(text).toBe(builtIn('What is sellers.json?'));
+  });
+
+  it('logs why the built-in assistant answered instead', async () => {
+    llm.behaviour = { kind: 'refuse', status: 503, message: 'overloaded' };
+    const lines: Array<{ level: number; msg: string; err?: { message: string } }> = [];
+    const log = pino({ level: 'warn' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    await readChunks(await handleChat(chatRequest(ask('Hello')), { ...services(), log }, chatDeps()));
+    expect(lines.map((l) => [l.level, l.msg])).toEqual([[40, 'LLM unavailable; the built-in assistant answers']]);
+    // The provider's own message travels as the error's cause.
+    expect(lines[0]?.err?.message).toMatch(/^The LLM failed before its first token.*overloaded/s);
+  });
+
+  it('answers with the built-in assistant when the provider rejects the request (4xx)', async () => {
+    llm.behaviour = { kind: 'refuse', status: 401, message: 'Invalid API key' };
+    const text = (await readChunks(await chat('Hello'))).join('');
+    expect(text).toBe(builtIn('Hello'));
+  });
+
+  it('answers with the built-in assistant when the provider cannot be reached', async () => {
+    const unreachable = chatServices({ LLM_BASE_URL: 'http://127.0.0.1:9/v1', LLM_MODEL: 'm', LLM_TIMEOUT_MS: String(TIMEOUT_MS) });
+    const text = (await readChunks(await handleChat(chatRequest(ask('Hello')), unreachable, chatDeps()))).join('');
+    expect(text).toBe(builtIn('Hello'));
+  });
+
+  it('answers with the built-in assistant when no first token comes within the timeout, and hangs up', async () => {
+    llm.behaviour = { kind: 'stall', tokens: [], after: 0 };
+    const text = (await readChunks(await chat('What is sellers.json?'))).join('');
+    expect(text).toBe(builtIn('What is sellers.json?'));
+    await llm.requests[0]!.settled;
+    expect(llm.requests[0]!.abortedByClient).toBe(true);
+  });
+
+  it('ends the reply cleanly when the connection drops mid-stream', async () => {
+    llm.behaviour = { kind: 'drop', tokens: ['Our ', 'sellers.json ', 'file ', 'never ', 'finishes'], after: 2 };
+    const text = (await readChunks(await chat('What is sellers.json?'))).join('');
+    expect(text).toBe('Our sellers.json \n\n(The answer was interrupted. Please ask again.)');
+  });
+
+  it('ends the reply cleanly when the stream stalls after the first token, and hangs up', async () => {
+    llm.behaviour = { kind: 'stall', tokens: ['Our ', 'sellers.json ', 'file'], after: 2 };
+    const text = (await readChunks(await chat('What is sellers.json?'))).join('');
+    expect(text).toBe('Our sellers.json \n\n(The answer was interrupted. Please ask again.)');
+    await llm.requests[0]!.settled;
+    expect(llm.requests[0]!.abortedByClient).toBe(true);
+  });
+
+  it('aborts the upstream request when the client goes away', async () => {
+    llm.behaviour = { kind: 'reply', tokens: Array.from({ length: 200 }, (_, i) => `token${i} `), delayMs: 25 };
+    const client = new AbortController();
+    const response = await chat('What is sellers.json?', client.signal);
+    const reader = response.body!.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe('token0 ');
+    client.abort();
+    await llm.requests[0]!.settled;
+    expect(llm.requests[0]!.abortedByClient).toBe(true);
+    await reader.cancel().catch(() => {});
+  });
+
+  it('aborts the upstream request when the reader cancels the stream', async () => {
+    llm.behaviour = { kind: 'reply', tokens: Array.from({ length: 200 }, (_, i) => `token${i} `), delayMs: 25 };
+    const response = await chat('What is sellers.json?');
+    const reader = response.body!.getReader();
+    await reader.read();
+    await reader.cancel('client closed the connection');
+    await llm.requests[0]!.settled;
+    expect(llm.requests[0]!.abortedByClient).toBe(true);
+  });
+});

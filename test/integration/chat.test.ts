@@ -1,0 +1,505 @@
+import { describe, expect, it } from 'vitest';
+import { composeReply } from '../../src/features/chat/built-in-assistant.ts';
+import { handleChat, handlePreflight, methodNotAllowed } from '../../src/features/chat/chat.server.ts';
+import { ask, chatDeps, chatRequest, chatServices, PARTNER, problemOf, readChunks, SITE, siteKnowledgeIndex } from '../unit/chat/chat-harness.ts';
+
+const services = chatServices();
+const post = (body: unknown, init?: Parameters<typeof chatRequest>[1], deps = chatDeps()) => handleChat(chatRequest(body, init), services, deps);
+
+describe('POST /api/chat refuses what it cannot answer', () => {
+  it('answers 415 to a body that is not JSON', async () => {
+    const response = await post('messages=hello', { contentType: 'application/x-www-form-urlencoded' });
+    expect(response.headers.get('accept-post')).toBe('application/json');
+    expect(await problemOf(response)).toMatchInlineSnapshot(`
+      {
+        "body": {
+          "code": "unsupported_media_type",
+          "detail": "The body must be JSON; got content type "application/x-www-form-urlencoded".",
+          "resolution": "Send the conversation as JSON with the header Content-Type: application/json.",
+          "status": 415,
+          "title": "Unsupported media type",
+          "type": "about:blank",
+        },
+        "contentType": "application/problem+json; charset=utf-8",
+        "status": 415,
+      }
+    `);
+  });
+
+  it('answers 415 when there is no Content-Type', async () => {
+    expect((await post(ask('hi'), { contentType: null })).status).toBe(415);
+  });
+
+  it('accepts a JSON media type with parameters or a +json suffix', async () => {
+    expect((await post(ask('hi'), { contentType: 'application/json; charset=UTF-8' })).status).toBe(200);
+    expect((await post(ask('hi'), { contentType: 'application/vnd.chat+json' })).status).toBe(200);
+  });
+
+  it('answers 400 empty_body to an empty body', async () => {
+    expect(await problemOf(await post(''))).toMatchInlineSnapshot(`
+      {
+        "body": {
+          "code": "empty_body",
+          "detail": "The request body is empty.",
+          "resolution": "Send a JSON object such as {"messages":[{"role":"user","content":"Hello"}]}.",
+          "status": 400,
+          "title": "Empty request body",
+          "type": "about:blank",
+        },
+        "contentType": "application/problem+json; charset=utf-8",
+        "status": 400,
+      }
+    `);
+  });
+
+  it('answers 400 malformed_json to broken JSON, saying where it broke', async () => {
+    expect(await problemOf(await post('{"messages": [}'))).toMatchInlineSnapshot(`
+      {
+        "body": {
+          "code": "malformed_json",
+          "detail": "The request body is not valid JSON: Unexpected token '}', "{"messages": [}" is not valid JSON.",
+          "resolution": "Check the JSON syntax (quotes, commas, brackets) of the body.",
+          "status": 400,
+          "title": "Malformed JSON",
+          "type": "about:blank",
+        },
+        "contentType": "application/problem+json; charset=utf-8",
+        "status": 400,
+      }
+    `);
+  });
+
+  it('answers 400 when messages is missing', async () => {
+    expect(await problemOf(await post({ message: 'hello' }))).toMatchInlineSnapshot(`
+      {
+        "body": {
+          "code": "validation_failed",
+          "detail": "messages must be an array of {role, content} objects.",
+          "errors": [
+            {
+              "message": "must be an array of {role, content} objects",
+              "path": "messages",
+            },
+          ],
+          "resolution": "Send 1 to 50 messages, each {"role":"user"|"assistant","content":"..."} with 1 to 4000 characters, the last from the user.",
+          "status": 400,
+          "title": "Invalid request",
+          "type": "about:blank",
+        },
+        "contentType": "application/problem+json; charset=utf-8",
+        "status": 400,
+      }
+    `);
+  });
+
+  it('answers 400 when the body is not an object', async () => {
+    expect((await problemOf(await post([{ role: 'user', content: 'hi' }]))).body).toMatchInlineSnapshot(`
+      {
+        "code": "validation_failed",
+        "detail": "The body must be a JSON object with a messages array.",
+        "errors": [
+          {
+            "message": "The body must be a JSON object with a messages array",
+            "path": "",
+          },
+        ],
+        "resolution": "Send 1 to 50 messages, each {"role":"user"|"assistant","content":"..."} with 1 to 4000 characters, the last from the user.",
+        "status": 400,
+        "title": "Invalid request",
+        "type": "about:blank",
+      }
+    `);
+  });
+
+  it('answers 400 to an empty conversation', async () => {
+    expect((await problemOf(await post({ messages: [] }))).body).toMatchInlineSnapshot(`
+      {
+        "code": "validation_failed",
+        "detail": "messages must contain at least one message.",
+        "errors": [
+          {
+            "message": "must contain at least one message",
+            "path": "messages",
+          },
+        ],
+        "resolution": "Send 1 to 50 messages, each {"role":"user"|"assistant","content":"..."} with 1 to 4000 characters, the last from the user.",
+        "status": 400,
+        "title": "Invalid request",
+        "type": "about:blank",
+      }
+    `);
+  });
+
+  it('answers 400 to more than 50 messages', async () => {
+    const messages = Array.from({ length: 51 }, (_, i) => ({ role: i % 2 === 0 ? 'user' : 'assistant', content: `turn ${i}` }));
+    expect((await problemOf(await post({ messages }))).body).toMatchInlineSnapshot(`
+      {
+        "code": "validation_failed",
+        "detail": "messages must contain at most 50 messages.",
+        "errors": [
+          {
+            "message": "must contain at most 50 messages",
+            "path": "messages",
+          },
+        ],
+        "resolution": "Send 1 to 50 messages, each {"role":"user"|"assistant","content":"..."} with 1 to 4000 characters, the last from the user.",
+        "status": 400,
+        "title": "Invalid request",
+        "type": "about:blank",
+      }
+    `);
+  });
+
+  it('accepts exactly 50 messages', async () => {
+    const messages = Array.from({ length: 50 }, (_, i) => ({ role: i % 2 === 1 ? 'user' : 'assistant', content: `turn ${i}` }));
+    expect((await post({ messages })).status).toBe(200);
+  });
+
+  it('answers 400 to an unknown role, naming the message', async () => {
+    expect((await problemOf(await post({ messages: [{ role: 'system', content: 'obey' }, { role: 'user', content: 'hi' }] }))).body).toMatchInlineSnapshot(`
+      {
+        "code": "validation_failed",
+        "detail": "messages[0].role must be "user" or "assistant".",
+        "errors": [
+          {
+            "message": "must be "user" or "assistant"",
+            "path": "messages[0].role",
+          },
+        ],
+        "resolution": "Send 1 to 50 messages, each {"role":"user"|"assistant","content":"..."} with 1 to 4000 characters, the last from the user.",
+        "status": 400,
+        "title": "Invalid request",
+        "type": "about:blank",
+      }
+    `);
+  });
+
+  it('answers 400 to empty or blank content', async () => {
+    expect((await problemOf(await post(ask('   ')))).body).toMatchInlineSnapshot(`
+      {
+        "code": "validation_failed",
+        "detail": "messages[0].content must not be empty.",
+        "errors": [
+          {
+            "message": "must not be empty",
+            "path": "messages[0].content",
+          },
+        ],
+        "resolution": "Send 1 to 50 messages, each {"role":"user"|"assistant","content":"..."} with 1 to 4000 characters, the last from the user.",
+        "status": 400,
+        "title": "Invalid request",
+        "type": "about:blank",
+      }
+    `);
+  });
+
+  it('answers 400 to content that is not a string', async () => {
+    expect((await problemOf(await post({ messages: [{ role: 'user', content: 42 }] }))).body).toMatchInlineSnapshot(`
+      {
+        "code": "validation_failed",
+        "detail": "messages[0].content must be a string.",
+        "errors": [
+          {
+            "message": "must be a string",
+            "path": "messages[0].content",
+          },
+        ],
+        "resolution": "Send 1 to 50 messages, each {"role":"user"|"assistant","content":"..."} with 1 to 4000 characters, the last from the user.",
+        "status": 400,
+        "title": "Invalid request",
+        "type": "about:blank",
+      }
+    `);
+  });
+
+  it('answers 400 to content over 4,000 characters and accepts exactly 4,000', async () => {
+    expect((await problemOf(await post(ask('x'.repeat(4001))))).body).toMatchInlineSnapshot(`
+      {
+        "code": "validation_failed",
+        "detail": "messages[0].content must be at most 4000 characters.",
+        "errors": [
+          {
+            "message": "must be at most 4000 characters",
+            "path": "messages[0].content",
+          },
+        ],
+        "resolution": "Send 1 to 50 messages, each {"role":"user"|"assistant","content":"..."} with 1 to 4000 characters, the last from the user.",
+        "status": 400,
+        "title": "Invalid request",
+        "type": "about:blank",
+      }
+    `);
+    expect((await post(ask('x'.repeat(4000)))).status).toBe(200);
+  });
+
+  it('answers 400 when the last message is not from the user', async () => {
+    expect((await problemOf(await post({ messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'Hello!' }] }))).body).toMatchInlineSnapshot(`
+      {
+        "code": "validation_failed",
+        "detail": "messages must end with a message from the user.",
+        "errors": [
+          {
+            "message": "must end with a message from the user",
+            "path": "messages",
+          },
+        ],
+        "resolution": "Send 1 to 50 messages, each {"role":"user"|"assistant","content":"..."} with 1 to 4000 characters, the last from the user.",
+        "status": 400,
+        "title": "Invalid request",
+        "type": "about:blank",
+      }
+    `);
+  });
+
+  it('lists every invalid field at once', async () => {
+    const body = (await problemOf(await post({ messages: [{ role: 'bot', content: '' }, { role: 'user' }] }))).body as { errors: unknown[] };
+    expect(body.errors).toMatchInlineSnapshot(`
+      [
+        {
+          "message": "must be "user" or "assistant"",
+          "path": "messages[0].role",
+        },
+        {
+          "message": "must not be empty",
+          "path": "messages[0].content",
+        },
+        {
+          "message": "must be a string",
+          "path": "messages[1].content",
+        },
+      ]
+    `);
+  });
+
+  it('answers 413 to a body over 64 KiB that reached it anyway', async () => {
+    const messages = Array.from({ length: 20 }, () => ({ role: 'user', content: 'é'.repeat(1700) }));
+    expect(await problemOf(await post({ messages }))).toMatchInlineSnapshot(`
+      {
+        "body": {
+          "code": "payload_too_large",
+          "detail": "The request body is 68594 bytes; the limit is 65536.",
+          "resolution": "Send fewer or shorter messages, for example only the recent part of the conversation.",
+          "status": 413,
+          "title": "Request body too large",
+          "type": "about:blank",
+        },
+        "contentType": "application/problem+json; charset=utf-8",
+        "status": 413,
+      }
+    `);
+  });
+});
+
+describe('POST /api/chat and the origin of the caller', () => {
+  it('answers 403 to an origin that is not allowed', async () => {
+    const response = await post(ask('hi'), { origin: 'https://evil.test' });
+    expect(response.headers.get('access-control-allow-origin')).toBeNull();
+    expect(response.headers.get('vary')).toBe('Origin');
+    expect(await problemOf(response)).toMatchInlineSnapshot(`
+      {
+        "body": {
+          "code": "origin_not_allowed",
+          "detail": "The origin https://evil.test may not call the assistant.",
+          "resolution": "Call it from a page of this site, or ask the operator to add your origin to ALLOWED_ORIGINS.",
+          "status": 403,
+          "title": "Origin not allowed",
+          "type": "about:blank",
+        },
+        "contentType": "application/problem+json; charset=utf-8",
+        "status": 403,
+      }
+    `);
+  });
+
+  it('answers 403 to a request without Origin', async () => {
+    expect(await problemOf(await post(ask('hi'), { origin: null }))).toMatchInlineSnapshot(`
+      {
+        "body": {
+          "code": "origin_not_allowed",
+          "detail": "The request has no Origin header; the assistant only answers pages of this site and the origins its operator allows.",
+          "resolution": "Call it from an allowed web page, or ask the operator to set CHAT_ALLOW_NO_ORIGIN=true for non-browser clients.",
+          "status": 403,
+          "title": "Origin not allowed",
+          "type": "about:blank",
+        },
+        "contentType": "application/problem+json; charset=utf-8",
+        "status": 403,
+      }
+    `);
+  });
+
+  it('checks the origin before looking at the body', async () => {
+    expect((await post('not json', { origin: 'https://evil.test', contentType: 'text/plain' })).status).toBe(403);
+  });
+
+  it('answers a request without Origin when CHAT_ALLOW_NO_ORIGIN=true', async () => {
+    const response = await handleChat(chatRequest(ask('hi'), { origin: null }), chatServices({ CHAT_ALLOW_NO_ORIGIN: 'true' }), chatDeps());
+    expect(response.status).toBe(200);
+    expect(response.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it('allows the default origins derived from the listen address', async () => {
+    const local = chatServices({ SITE_URL: '', ALLOWED_ORIGINS: '', PORT: '8080' });
+    for (const origin of ['http://127.0.0.1:8080', 'http://localhost:8080']) {
+      expect((await handleChat(chatRequest(ask('hi'), { origin }), local, chatDeps())).status).toBe(200);
+    }
+    expect((await handleChat(chatRequest(ask('hi'), { origin: 'http://localhost:8081' }), local, chatDeps())).status).toBe(403);
+  });
+
+  it('gives an allowed cross-origin caller CORS headers on the reply and on errors', async () => {
+    const ok = await post(ask('hi'), { origin: PARTNER });
+    expect(ok.headers.get('access-control-allow-origin')).toBe(PARTNER);
+    expect(ok.headers.get('access-control-expose-headers')).toContain('Retry-After');
+    expect(ok.headers.get('vary')).toBe('Origin');
+    const bad = await post({ messages: [] }, { origin: PARTNER });
+    expect(bad.status).toBe(400);
+    expect(bad.headers.get('access-control-allow-origin')).toBe(PARTNER);
+  });
+});
+
+describe('OPTIONS /api/chat (CORS preflight)', () => {
+  const preflight = (origin: string | null) => {
+    const headers = new Headers({ 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' });
+    if (origin) headers.set('origin', origin);
+    return handlePreflight(new Request(`${SITE}/api/chat`, { method: 'OPTIONS', headers }), services);
+  };
+
+  it('lets an allowed origin POST JSON, and says for how long', async () => {
+    const response = preflight(PARTNER);
+    expect(response.status).toBe(204);
+    expect(Object.fromEntries(response.headers)).toMatchInlineSnapshot(`
+      {
+        "access-control-allow-headers": "content-type",
+        "access-control-allow-methods": "POST",
+        "access-control-allow-origin": "https://partner.test",
+        "access-control-expose-headers": "RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, X-RateLimit-Scope, X-Request-Id",
+        "access-control-max-age": "600",
+        "allow": "OPTIONS, POST",
+        "vary": "Origin",
+      }
+    `);
+  });
+
+  it('refuses a preflight from another origin without granting anything', async () => {
+    const response = preflight('https://evil.test');
+    expect(response.status).toBe(403);
+    expect(response.headers.get('access-control-allow-origin')).toBeNull();
+    expect(response.headers.get('access-control-allow-methods')).toBeNull();
+  });
+
+  it('answers a plain OPTIONS with the allowed methods', () => {
+    const response = preflight(null);
+    expect(response.status).toBe(204);
+    expect(response.headers.get('allow')).toBe('OPTIONS, POST');
+  });
+});
+
+describe('other methods', () => {
+  it('answers 405 with Allow', async () => {
+    const response = methodNotAllowed(new Request(`${SITE}/api/chat`, { method: 'GET' }));
+    expect(response.headers.get('allow')).toBe('OPTIONS, POST');
+    expect(await problemOf(response)).toMatchInlineSnapshot(`
+      {
+        "body": {
+          "code": "method_not_allowed",
+          "detail": "GET is not supported here; send the conversation with POST.",
+          "status": 405,
+          "title": "Method not allowed",
+          "type": "about:blank",
+        },
+        "contentType": "application/problem+json; charset=utf-8",
+        "status": 405,
+      }
+    `);
+  });
+});
+
+describe('the streamed reply', () => {
+  it('is text/plain, uncached, unbuffered and of unknown length', async () => {
+    const response = await post(ask('Hello!'));
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    expect(response.headers.get('x-accel-buffering')).toBe('no');
+    expect(response.headers.get('content-length')).toBeNull();
+    await response.body?.cancel();
+  });
+
+  it('arrives in pieces, the first before the rest of the reply is produced', async () => {
+    const question = 'What is sellers.json?';
+    const expected = composeReply([{ role: 'user', content: question }], siteKnowledgeIndex(), { siteUrl: SITE }).text;
+    const response = await post(ask(question));
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    const first = await reader.read();
+    const firstText = decoder.decode(first.value);
+    expect(firstText.length).toBeGreaterThan(0);
+    expect(firstText.length).toBeLessThan(expected.length);
+    expect(expected.startsWith(firstText)).toBe(true);
+    let rest = '';
+    let pieces = 1;
+    for (let next = await reader.read(); !next.done; next = await reader.read()) {
+      rest += decoder.decode(next.value, { stream: true });
+      pieces++;
+    }
+    expect(firstText + rest).toBe(expected);
+    expect(pieces).toBeGreaterThan(5);
+  });
+
+  it('answers in context of the whole conversation', async () => {
+    const body = {
+      messages: [
+        { role: 'user', content: 'Tell me about the community data API' },
+        { role: 'assistant', content: 'It returns daily statistics.' },
+        { role: 'user', content: 'And its limits?' },
+      ],
+    };
+    const text = (await readChunks(await post(body))).join('');
+    expect(text).toContain('60 requests a minute');
+  });
+
+  it('stops producing when the client goes away', async () => {
+    const client = new AbortController();
+    let loads = 0;
+    const deps = chatDeps({
+      chunkDelayMs: 20,
+      knowledge: () => {
+        loads++;
+        return siteKnowledgeIndex();
+      },
+    });
+    const response = await handleChat(chatRequest(ask('What is sellers.json?'), { signal: client.signal }), services, deps);
+    const reader = response.body!.getReader();
+    expect((await reader.read()).done).toBe(false);
+    client.abort();
+    const pieces: string[] = [];
+    for (let next = await reader.read(); !next.done; next = await reader.read()) pieces.push(new TextDecoder().decode(next.value));
+    // At most the piece that was already on its way; the reply is nowhere near complete.
+    expect(pieces.length).toBeLessThanOrEqual(1);
+    expect(loads).toBe(1);
+  });
+
+  it('produces nothing for a reply nobody reads (generation is pulled by the reader)', async () => {
+    let loads = 0;
+    const deps = chatDeps({
+      knowledge: () => {
+        loads++;
+        return siteKnowledgeIndex();
+      },
+    });
+    const response = await post(ask('What is sellers.json?'), {}, deps);
+    await response.body!.cancel('gone');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(loads).toBe(0);
+  });
+
+  it('says so in words when the content index cannot be loaded', async () => {
+    const deps = chatDeps({
+      knowledge: () => {
+        throw new Error('content store missing');
+      },
+    });
+    const text = (await readChunks(await post(ask('What is sellers.json?'), {}, deps))).join('');
+    expect(text).toMatchInlineSnapshot(`"Sorry, I can't look anything up right now. Please try again in a moment, or write to the team: /contact"`);
+  });
+});

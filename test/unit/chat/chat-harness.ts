@@ -1,0 +1,77 @@
+/**
+ * Shared by the chat tests: services with a chosen configuration, requests as a browser would
+ * send them, and readers for streamed and problem responses.
+ */
+import { pino } from 'pino';
+import { loadConfig } from '../../../src/config.ts';
+import type { ChatDeps, ChatServices } from '../../../src/features/chat/chat.server.ts';
+import { KnowledgeIndex } from '../../../src/features/chat/knowledge-index.ts';
+import { siteKnowledge, siteNews } from './site-corpus.ts';
+
+export const SITE = 'https://meridian.test';
+export const PARTNER = 'https://partner.test';
+export const CHAT_URL = `${SITE}/api/chat`;
+
+export function chatServices(env: Record<string, string> = {}): ChatServices {
+  return {
+    config: loadConfig({ NODE_ENV: 'test', SITE_URL: SITE, ALLOWED_ORIGINS: `${SITE},${PARTNER}`, ...env }),
+    log: pino({ level: 'silent' }),
+  };
+}
+
+let siteIndex: KnowledgeIndex | undefined;
+/** The index over the real content/ files, built once per test file. */
+export function siteKnowledgeIndex(): KnowledgeIndex {
+  siteIndex ??= KnowledgeIndex.fromCorpus({ news: siteNews(), knowledge: siteKnowledge() });
+  return siteIndex;
+}
+
+export function chatDeps(overrides: Partial<ChatDeps> = {}): ChatDeps {
+  return { knowledge: siteKnowledgeIndex, chunkDelayMs: 0, ...overrides };
+}
+
+export interface ChatRequestInit {
+  /** Origin header; null leaves it out. Default: the site itself. */
+  origin?: string | null;
+  /** Content-Type header; null leaves it out. */
+  contentType?: string | null;
+  method?: string;
+  signal?: AbortSignal;
+}
+
+/** A request as a browser page sends it. A string body goes out as bytes, so no type is implied. */
+export function chatRequest(body: unknown, init: ChatRequestInit = {}): Request {
+  const headers = new Headers();
+  const origin = init.origin === undefined ? SITE : init.origin;
+  if (origin !== null) headers.set('origin', origin);
+  const contentType = init.contentType === undefined ? 'application/json' : init.contentType;
+  if (contentType !== null) headers.set('content-type', contentType);
+  const method = init.method ?? 'POST';
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  return new Request(CHAT_URL, {
+    method,
+    headers,
+    ...(method === 'GET' || method === 'HEAD' || method === 'OPTIONS' ? {} : { body: new TextEncoder().encode(text) }),
+    ...(init.signal ? { signal: init.signal } : {}),
+  });
+}
+
+export const ask = (content: string) => ({ messages: [{ role: 'user', content }] });
+
+/** Status, content type and parsed problem body, for inline snapshots. */
+export async function problemOf(response: Response): Promise<{ status: number; contentType: string | null; body: unknown }> {
+  const text = await response.text();
+  return { status: response.status, contentType: response.headers.get('content-type'), body: text ? JSON.parse(text) : null };
+}
+
+/** Read a streamed body to the end, keeping the pieces as they arrived. */
+export async function readChunks(response: Response): Promise<string[]> {
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  const chunks: string[] = [];
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return chunks;
+    chunks.push(decoder.decode(value, { stream: true }));
+  }
+}
