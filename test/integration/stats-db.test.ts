@@ -398,7 +398,9 @@ describe.each(['sqlite', 'postgres'] as const)('community data on %s', (engine) 
     });
 
     it('refuses an invalid STATS_CRON at start, naming the variable', () => {
-      const services = { ...database.services, config: loadConfig({ STATS_CRON: '61 * * * *' }) };
+      expect(() => loadConfig({ STATS_CRON: '61 * * * *' })).toThrow(/STATS_CRON: must be a node-cron expression/);
+      // A configuration built in code skips loadConfig; startJobs checks again.
+      const services = { ...database.services, config: { ...loadConfig({}), STATS_CRON: '61 * * * *' } };
       expect(() => startJobs({ services })).toThrowErrorMatchingInlineSnapshot(`[Error: STATS_CRON: "61 * * * *" is not a valid cron expression (node-cron syntax, evaluated in UTC), e.g. "5 0 * * *"]`);
     });
 
