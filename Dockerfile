@@ -1,0 +1,33 @@
+# Multi-stage image of the site (issue 8). Node 24 LTS, production dependencies only, non-root.
+#   docker build -t adtech-site --build-arg SITE_URL=https://ads.example.com .
+#   docker build -t adtech-proxy --target proxy .          # nginx with the prebuilt pages
+FROM node:24-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci
+COPY . .
+# Absolute URLs in /api/news, the feed and the sitemap are fixed at build time.
+ARG SITE_URL=http://localhost:8080
+RUN SITE_URL=$SITE_URL ASTRO_TELEMETRY_DISABLED=1 npx astro build
+
+FROM node:24-bookworm-slim AS runtime
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=4321 DATABASE_URL=/data/site.db
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev && npm cache clean --force
+COPY --from=build /app/dist ./dist
+COPY src ./src
+COPY jobs ./jobs
+RUN mkdir -p /data && chown node:node /data
+USER node
+VOLUME /data
+EXPOSE 4321
+HEALTHCHECK --interval=10s --timeout=3s CMD ["node", "-e", "fetch('http://127.0.0.1:4321/readyz').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# Node 24 runs the TypeScript entry directly (type stripping).
+CMD ["node", "src/server/main.ts"]
+
+FROM nginx:1.27-bookworm AS proxy
+COPY --from=build /app/dist/client /srv/site
+COPY deploy/nginx.compose.conf /etc/nginx/nginx.conf
+RUN mkdir -p /tmp/nginx && chown -R nginx:nginx /tmp/nginx
+EXPOSE 8080
