@@ -6,14 +6,17 @@ import sitemap from '@astrojs/sitemap';
 // Pages and the read APIs are prerendered (`output: 'static'`); only routes that opt out with
 // `export const prerender = false` run on the server. The Node adapter builds in middleware mode
 // so that our own node:http edge (src/server/http.ts) sits in front of Astro's handler.
+const site = process.env.SITE_URL || 'http://127.0.0.1:4321';
+
 export default defineConfig({
-  site: process.env.SITE_URL || 'http://127.0.0.1:4321',
+  site,
   // Separate output/cache folders let several builds run side by side (tests, benchmarks).
   outDir: process.env.ASTRO_OUT_DIR || './dist',
   cacheDir: process.env.ASTRO_CACHE_DIR || './node_modules/.astro',
   output: 'static',
   adapter: node({ mode: 'middleware' }),
-  integrations: [sitemap()],
+  // /stats/ renders per request, so the sitemap would not find it on its own.
+  integrations: [sitemap({ customPages: [new URL('/stats/', site).href] })],
   // The adapter would otherwise enable filesystem sessions; nothing here uses them.
   session: false,
   // CSP hashes for every script and style Astro emits (no 'unsafe-inline'). Astro's checkOrigin

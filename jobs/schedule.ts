@@ -109,7 +109,11 @@ export function startJobs({ services, now = Date.now }: JobsDeps): JobsHandle {
   if (!validate(config.STATS_CRON)) {
     throw new Error(`STATS_CRON: ${JSON.stringify(config.STATS_CRON)} is not a valid cron expression (node-cron syntax, evaluated in UTC), e.g. "5 0 * * *"`);
   }
-  const deps: MaterializeDeps = { db: services.db, log, now, onCommit: () => services.purgeCache(DATA_PATH) };
+  const deps: MaterializeDeps = { db: services.db, log, now, onCommit: () => {
+    // Everything that shows daily stats: the data API and the stats page.
+    services.purgeCache(DATA_PATH);
+    services.purgeCache('/stats');
+  } };
 
   let running: Promise<void> | undefined;
   let stopped = false;

@@ -11,7 +11,7 @@ import type { Services } from '../services.ts';
 import { bodyLimitFor, readBody } from './body.ts';
 import { HttpError, renderError, toHttpError } from './problem.ts';
 import { ResponseCache, type CachedResponse } from './response-cache.ts';
-import { applySecurityHeaders, isApiPath } from './security.ts';
+import { applySecurityHeaders, isApiPath, keepEdgeCspOnWriteHead } from './security.ts';
 import { etagMatches, negotiate, type StaticFile, type StaticFiles } from './static-files.ts';
 
 /** Astro's Node adapter handler in middleware mode. */
@@ -161,6 +161,7 @@ export function createEdge(deps: EdgeDeps): Edge {
       (req as IncomingMessage & { body?: Buffer }).body = await readBody(req, limit);
     }
 
+    if (!isApiPath(pathname)) keepEdgeCspOnWriteHead(res);
     if (method === 'GET' && cacheKey) cache.capture(cacheKey, req, res);
     const locals: App.Locals = { services, requestId, clientKey };
     await astro(req, res, (err?: unknown) => {

@@ -12,13 +12,14 @@ import { storeBody, strongEtag, type StoredBody } from './static-files.ts';
 
 export interface CachedResponse {
   status: number;
-  headers: Record<string, string>;
+  /** Content headers; a repeated header (two CSP policies) stays a list. */
+  headers: Record<string, string | string[]>;
   body: StoredBody;
   etag: string;
 }
 
 /** Headers that describe the representation, and so may be replayed to any client. */
-const CONTENT_HEADERS = ['content-type', 'cache-control', 'etag', 'last-modified', 'content-language', 'expires'];
+const CONTENT_HEADERS = ['content-type', 'cache-control', 'etag', 'last-modified', 'content-language', 'expires', 'content-security-policy'];
 /** Bodies larger than this are streamed through uncached. */
 const MAX_ENTRY_BYTES = 1024 * 1024;
 
@@ -106,10 +107,10 @@ export class ResponseCache {
 
     res.once('finish', () => {
       if (overflow || res.statusCode !== 200) return;
-      const headers: Record<string, string> = {};
+      const headers: Record<string, string | string[]> = {};
       for (const name of CONTENT_HEADERS) {
         const value = res.getHeader(name);
-        if (value !== undefined) headers[name] = String(value);
+        if (value !== undefined) headers[name] = Array.isArray(value) ? value : String(value);
       }
       const vary = res.getHeader('vary');
       // A response that varies on anything but encoding would need a secondary key; not cached.
@@ -117,14 +118,14 @@ export class ResponseCache {
       if (res.getHeader('set-cookie') !== undefined) return;
       const policy = new CachePolicy(
         { url: req.url ?? '/', method: 'GET', headers: req.headers },
-        { status: 200, headers: { ...headers } },
+        { status: 200, headers: { ...headers } as Record<string, string> },
         { shared: true },
       );
       const ttl = Math.min(policy.timeToLive(), this.#maxTtlMs);
       if (!policy.storable() || ttl <= 0) return;
       const identity = Buffer.concat(chunks);
-      const contentType = headers['content-type'] ?? 'application/octet-stream';
-      const etag = headers['etag'] ?? strongEtag(identity);
+      const contentType = String(headers['content-type'] ?? 'application/octet-stream');
+      const etag = headers['etag'] === undefined ? strongEtag(identity) : String(headers['etag']);
       headers['etag'] = etag;
       this.#lru.set(key, { status: 200, headers, body: storeBody(identity, contentType), etag }, { ttl });
     });

@@ -18,6 +18,25 @@ const COMMON: ReadonlyArray<[string, string]> = [
   ['X-Frame-Options', 'DENY'],
 ];
 
+/**
+ * Keep the edge's page policy when a handler sends its own CSP (Astro does for pages rendered
+ * per request, with the script and style hashes): both are sent as two policies, which browsers
+ * enforce together (CSP3 section 8.1), instead of the handler's replacing the edge's.
+ */
+export function keepEdgeCspOnWriteHead(res: ServerResponse): void {
+  const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
+  res.writeHead = ((...args: unknown[]) => {
+    const headers = args.find((a, i) => i > 0 && typeof a === 'object' && a !== null && !Array.isArray(a)) as Record<string, unknown> | undefined;
+    const key = headers && Object.keys(headers).find((k) => k.toLowerCase() === 'content-security-policy');
+    if (headers && key) {
+      const theirs = headers[key];
+      delete headers[key];
+      res.setHeader('Content-Security-Policy', [...(Array.isArray(theirs) ? theirs.map(String) : [String(theirs)]), PAGE_CSP]);
+    }
+    return writeHead(...args);
+  }) as typeof res.writeHead;
+}
+
 export function isApiPath(pathname: string): boolean {
   return pathname.startsWith('/api/') || pathname === '/sellers.json' || pathname === '/openapi.json';
 }

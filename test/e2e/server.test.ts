@@ -36,6 +36,17 @@ describe('the server process', () => {
     }
   });
 
+  it('keeps both the page CSP (hashes) and the edge CSP on a page rendered per request, fresh and from cache', async () => {
+    for (const round of ['fresh', 'cached']) {
+      const res = await fetch(`${server.url}/stats/`);
+      expect(res.status, round).toBe(200);
+      const csp = res.headers.get('content-security-policy') ?? '';
+      expect(csp, round).toMatch(/script-src 'self' 'sha256-/);
+      expect(csp, round).toContain("frame-ancestors 'none'");
+      expect(csp, round).not.toContain('unsafe-inline');
+    }
+  });
+
   it('serves prebuilt pages with an ETag and answers 304 to a matching If-None-Match', async () => {
     const first = await fetch(`${server.url}/`);
     expect(first.status).toBe(200);
