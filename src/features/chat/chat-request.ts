@@ -17,15 +17,20 @@ export const CHAT_LIMITS = {
 } as const;
 
 /** One turn of the conversation. */
-export const ChatMessage = z.object({
-  /** Who wrote the turn: the visitor (`user`) or the site assistant (`assistant`). */
-  role: z.enum(['user', 'assistant'], { error: 'must be "user" or "assistant"' }),
-  /** The text of the turn: not blank, at most 4,000 characters. */
-  content: z
-    .string({ error: 'must be a string' })
-    .max(CHAT_LIMITS.maxContentChars, `must be at most ${CHAT_LIMITS.maxContentChars} characters`)
-    .refine((text) => text.trim().length > 0, 'must not be empty'),
-});
+export const ChatMessage = z
+  .object({
+    /** Who wrote the turn: the visitor (`user`) or the site assistant (`assistant`). */
+    role: z
+      .enum(['user', 'assistant'], { error: 'must be "user" or "assistant"' })
+      .meta({ description: 'Who wrote the turn: the visitor (`user`) or the site assistant (`assistant`).', examples: ['user'] }),
+    /** The text of the turn: not blank, at most 4,000 characters. */
+    content: z
+      .string({ error: 'must be a string' })
+      .max(CHAT_LIMITS.maxContentChars, `must be at most ${CHAT_LIMITS.maxContentChars} characters`)
+      .refine((text) => text.trim().length > 0, 'must not be empty')
+      .meta({ description: 'The text of the turn: not blank, at most 4,000 characters.', examples: ['How do I get daily statistics as JSON?'] }),
+  })
+  .meta({ title: 'ChatMessage', description: 'One turn of the conversation.' });
 export type ChatMessage = z.infer<typeof ChatMessage>;
 
 /** The body of `POST /api/chat`. Unknown members are ignored. */
@@ -36,10 +41,11 @@ export const ChatRequest = z.object(
       .array(ChatMessage, { error: 'must be an array of {role, content} objects' })
       .min(1, 'must contain at least one message')
       .max(CHAT_LIMITS.maxMessages, `must contain at most ${CHAT_LIMITS.maxMessages} messages`)
-      .refine((messages) => messages.at(-1)?.role !== 'assistant', 'must end with a message from the user'),
+      .refine((messages) => messages.at(-1)?.role !== 'assistant', 'must end with a message from the user')
+      .meta({ description: "The conversation so far, oldest first, ending with the visitor's new message: 1 to 50 turns." }),
   },
   { error: 'The body must be a JSON object with a messages array' },
-);
+).meta({ description: 'The conversation to answer. Unknown members are ignored.' });
 export type ChatRequest = z.infer<typeof ChatRequest>;
 
 /** One invalid field, as listed in the problem's `errors` extension. */

@@ -23,18 +23,35 @@ export const PRIORITIES = ['high', 'standard', 'message'] as const;
  * The contact form. Strings are trimmed before their bounds are checked; unknown members are
  * dropped (zod's default `strip`), so they are never stored.
  */
-export const ContactPayload = z.object({
-  /** Who is writing: 1 to 200 characters. */
-  name: z.string().trim().min(1).max(CONTACT_LIMITS.nameChars),
-  /** Their role, if they want to say: at most 200 characters. */
-  job_title: z.string().trim().max(CONTACT_LIMITS.jobTitleChars).optional(),
-  /** Where the team answers: an email address, at most 254 characters. */
-  work_email: z.string().trim().max(CONTACT_LIMITS.emailChars).check(z.email()),
-  /** How soon they need an answer: `high`, `standard`, or `message` (no reply needed). */
-  priority: z.enum(PRIORITIES),
-  /** What they want to tell us: at most 5,000 characters. */
-  message: z.string().trim().max(CONTACT_LIMITS.messageChars).optional(),
-});
+export const ContactPayload = z
+  .object({
+    /** Who is writing: 1 to 200 characters. */
+    name: z.string().trim().min(1).max(CONTACT_LIMITS.nameChars).meta({ description: 'Who is writing: 1 to 200 characters.', examples: ['Ada Lovelace'] }),
+    /** Their role, if they want to say: at most 200 characters. */
+    job_title: z
+      .string()
+      .trim()
+      .max(CONTACT_LIMITS.jobTitleChars)
+      .optional()
+      .meta({ description: 'Their role, if they want to say: at most 200 characters.', examples: ['Head of Programmatic'] }),
+    /** Where the team answers: an email address, at most 254 characters. */
+    work_email: z
+      .string()
+      .trim()
+      .max(CONTACT_LIMITS.emailChars)
+      .check(z.email())
+      .meta({ description: 'Where the team answers: an email address, at most 254 characters.', examples: ['ada@harbourdaily.example'] }),
+    /** How soon they need an answer: `high`, `standard`, or `message` (no reply needed). */
+    priority: z.enum(PRIORITIES).meta({ description: 'How soon they need an answer: `high`, `standard`, or `message` (no reply needed).', examples: ['standard'] }),
+    /** What they want to tell us: at most 5,000 characters. */
+    message: z
+      .string()
+      .trim()
+      .max(CONTACT_LIMITS.messageChars)
+      .optional()
+      .meta({ description: 'What they want to tell us: at most 5,000 characters.', examples: ['We would like to list our sports inventory with you. Who can we talk to?'] }),
+  })
+  .meta({ description: 'The contact form. Strings are trimmed; unknown members are ignored and never stored.' });
 export type ContactPayload = z.infer<typeof ContactPayload>;
 export type ContactField = keyof ContactPayload;
 

@@ -100,7 +100,8 @@ export const SellerExt = z.looseObject({
    */
   no_web_presence: z
     .boolean({ error: (issue) => `ext.no_web_presence must be true or false, got ${show(issue.input)}` })
-    .optional(),
+    .optional()
+    .meta({ description: 'true: the seller has no website, so it has no `domain` (sellers.json 1.0 allows that omission but names no field for it).' }),
 });
 export type SellerExt = z.infer<typeof SellerExt>;
 
@@ -122,9 +123,12 @@ export const Seller = z
       seller_id: z
         .string({ error: (issue) => issue.input === undefined ? 'seller_id is required' : `seller_id must be text, got ${show(issue.input)}` })
         .min(1, 'seller_id must not be empty')
-        .refine((v) => v === v.trim(), { message: 'seller_id must not start or end with spaces: buyers match it exactly against ads.txt' }),
+        .refine((v) => v === v.trim(), { message: 'seller_id must not start or end with spaces: buyers match it exactly against ads.txt' })
+        .meta({ description: 'The account identifier, as in ads.txt lines and SupplyChain `sid`; unique in the file.', examples: ['pub-1001'] }),
       /** 1 when the seller's identity is confidential; then `name` and `domain` are left out. */
-      is_confidential: flag('is_confidential').optional(),
+      is_confidential: flag('is_confidential')
+        .optional()
+        .meta({ description: "1 when the seller's identity is confidential; `name` and `domain` are then left out." }),
       /**
        * PUBLISHER: owns the inventory and is paid directly; INTERMEDIARY: resells inventory it
        * does not own or is not paid for directly; BOTH: sells both kinds.
@@ -134,21 +138,33 @@ export const Seller = z
           issue.input === undefined
             ? 'seller_type is required: PUBLISHER, INTERMEDIARY or BOTH'
             : `seller_type must be PUBLISHER, INTERMEDIARY or BOTH (in capitals), got ${show(issue.input)}`,
+      }).meta({
+        description: 'PUBLISHER: owns the inventory and is paid directly; INTERMEDIARY: resells inventory it does not own; BOTH: sells both kinds.',
+        examples: ['PUBLISHER'],
       }),
       /** 1 when the seller passes inventory through with an account-control relationship. */
-      is_passthrough: flag('is_passthrough').optional(),
+      is_passthrough: flag('is_passthrough')
+        .optional()
+        .meta({ description: '1 when the seller passes inventory through with an account-control relationship.' }),
       /** Legal name of the company paid for inventory sold under this seller_id. */
       name: z
         .string({ error: (issue) => `name must be text, got ${show(issue.input)}` })
         .min(1, 'name must not be empty')
         .refine((v) => v.trim() === v && v.trim() !== '', { message: 'name must not be blank or start or end with spaces' })
-        .optional(),
+        .optional()
+        .meta({ description: 'Legal name of the company paid for inventory sold under this seller_id.', examples: ['Harbour Daily Media Ltd'] }),
       /** Business root domain of that company (for intermediaries: where its sellers.json lives). */
-      domain: Domain.optional(),
+      domain: Domain.optional().meta({
+        description: 'Business root domain of that company (for an intermediary: where its own sellers.json lives).',
+        examples: ['harbourdaily.example'],
+      }),
       /** A note for buyers, e.g. which inventory this seller_id covers. */
-      comment: z.string({ error: (issue) => `comment must be text, got ${show(issue.input)}` }).optional(),
+      comment: z
+        .string({ error: (issue) => `comment must be text, got ${show(issue.input)}` })
+        .optional()
+        .meta({ description: 'A note for buyers, e.g. which inventory this seller_id covers.', examples: ['Web and app inventory of the Alpine Weather brands'] }),
       /** Extensions; see `SellerExt`. */
-      ext: SellerExt.optional(),
+      ext: SellerExt.optional().meta({ description: 'Extensions. `no_web_presence: true` says the seller has no website, hence no `domain`.' }),
     },
     { error: unknownKeys('a seller', SELLER_FIELDS) },
   )
@@ -188,19 +204,26 @@ export const Seller = z
         message: 'ext.no_web_presence is true but a domain is given: remove one of them',
       });
     }
-  }, whenObject);
+  }, whenObject)
+  .meta({ title: 'Seller', description: 'One seller account (sellers.json 1.0, Seller object).' });
 export type Seller = z.infer<typeof Seller>;
 
 /** An identifier of the advertising system (sellers.json 1.0, Identifier object). */
 export const Identifier = z.strictObject(
   {
     /** What the identifier is, e.g. "TAG-ID" or "DUNS". */
-    name: z.string({ error: (issue) => `identifier name must be text such as "TAG-ID" or "DUNS", got ${show(issue.input)}` }).min(1, 'identifier name must not be empty'),
+    name: z
+      .string({ error: (issue) => `identifier name must be text such as "TAG-ID" or "DUNS", got ${show(issue.input)}` })
+      .min(1, 'identifier name must not be empty')
+      .meta({ description: 'What the identifier is, e.g. "TAG-ID" or "DUNS".', examples: ['TAG-ID'] }),
     /** Its value, e.g. the TAG certification ID. */
-    value: z.string({ error: (issue) => `identifier value must be text, got ${show(issue.input)}` }).min(1, 'identifier value must not be empty'),
+    value: z
+      .string({ error: (issue) => `identifier value must be text, got ${show(issue.input)}` })
+      .min(1, 'identifier value must not be empty')
+      .meta({ description: 'Its value, e.g. the TAG certification ID.', examples: ['4f2a8c1e9b7d3a60'] }),
   },
   { error: unknownKeys('an identifier', ['name', 'value']) },
-);
+).meta({ title: 'Identifier', description: 'An identifier of the advertising system (sellers.json 1.0, Identifier object).' });
 export type Identifier = z.infer<typeof Identifier>;
 
 const DOCUMENT_FIELDS = ['contact_email', 'contact_address', 'version', 'identifiers', 'sellers', 'ext'];
@@ -213,21 +236,35 @@ export const SellersDocument = z
   .strictObject(
     {
       /** Where buyers ask questions about this file. */
-      contact_email: z.email({ error: (issue) => `contact_email must be an email address, got ${show(issue.input)}` }).optional(),
+      contact_email: z
+        .email({ error: (issue) => `contact_email must be an email address, got ${show(issue.input)}` })
+        .optional()
+        .meta({ description: 'Where buyers ask questions about this file.', examples: ['sellers@meridian-exchange.example'] }),
       /** Business address of the advertising system. */
-      contact_address: z.string({ error: (issue) => `contact_address must be text, got ${show(issue.input)}` }).min(1, 'contact_address must not be empty').optional(),
+      contact_address: z
+        .string({ error: (issue) => `contact_address must be text, got ${show(issue.input)}` })
+        .min(1, 'contact_address must not be empty')
+        .optional()
+        .meta({ description: 'Business address of the advertising system.', examples: ['Meridian Ad Exchange Ltd, 40 Bank Street, London E14 5NR, United Kingdom'] }),
       /** The sellers.json version this file follows: "1.0". */
       version: z.literal('1.0', {
         error: (issue) => `version must be the string "1.0" (the sellers.json version this file follows), got ${show(issue.input)}`,
-      }),
+      }).meta({ description: 'The sellers.json version this file follows.', examples: ['1.0'] }),
       /** Identifiers of the advertising system, e.g. TAG-ID, DUNS. */
-      identifiers: z.array(Identifier, { error: (issue) => `identifiers must be a list of { "name", "value" }, got ${show(issue.input)}` }).optional(),
+      identifiers: z
+        .array(Identifier, { error: (issue) => `identifiers must be a list of { "name", "value" }, got ${show(issue.input)}` })
+        .optional()
+        .meta({ description: 'Identifiers of the advertising system, e.g. TAG-ID, DUNS.' }),
       /** Every seller account, confidential ones included. */
       sellers: z
         .array(Seller, { error: (issue) => issue.input === undefined ? 'sellers is required: the list of seller accounts' : `sellers must be a list of sellers, got ${show(issue.input)}` })
-        .min(1, 'sellers must list at least one seller'),
+        .min(1, 'sellers must list at least one seller')
+        .meta({ description: 'Every seller account, confidential ones included.' }),
       /** Extensions of the document. */
-      ext: z.record(z.string(), z.unknown(), { error: (issue) => `ext must be an object, got ${show(issue.input)}` }).optional(),
+      ext: z
+        .record(z.string(), z.unknown(), { error: (issue) => `ext must be an object, got ${show(issue.input)}` })
+        .optional()
+        .meta({ description: 'Extensions of the document.' }),
     },
     {
       error: (issue) =>
@@ -255,5 +292,6 @@ export const SellersDocument = z
         message: `seller_id "${seller.seller_id}" is already used by sellers[${first}]: each seller_id must be unique in the file`,
       });
     });
-  }, whenObject);
+  }, whenObject)
+  .meta({ description: 'The sellers.json 1.0 document (IAB Tech Lab): the authorised sellers of this advertising system.' });
 export type SellersDocument = z.infer<typeof SellersDocument>;

@@ -32,7 +32,9 @@ function dayParameter(name: 'startDate' | 'endDate', role: string) {
     .refine((value) => !DAY_PATTERN.test(value) || checkDay(value).ok, {
       error: (issue) => `${name} ${shown(issue.input)} is not a calendar date`,
     })
-    .describe(`The ${role} day of the range (UTC), YYYY-MM-DD, included.`);
+    .describe(`The ${role} day of the range (UTC), YYYY-MM-DD, included.`)
+    // For the OpenAPI document: RFC 3339 full-date, the format the pattern above enforces.
+    .meta({ format: 'date', examples: [name === 'startDate' ? '2026-07-01' : '2026-07-31'] });
 }
 
 /** Query parameters of Get Data. Cross-field rules (order, span) are checked by `parseDateRange`. */

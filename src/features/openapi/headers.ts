@@ -1,0 +1,95 @@
+/**
+ * Response and request headers of the published API (interface spec section 8), as zod objects
+ * for zod-openapi. The names and meanings are the ones src/features/ratelimit/headers.ts writes
+ * and src/server/http.ts serves; the contract tests check every real response against them.
+ */
+import { z } from 'zod';
+import type { Window } from '../ratelimit/policies.ts';
+
+/** A header holding a whole number (HTTP fields are text; the schema describes the number). */
+const count = (description: string, example: number) => z.int().nonnegative().meta({ description, examples: [example] });
+
+/** `limit;w=seconds` items, comma-separated, as `siteHeaders` writes RateLimit-Policy. */
+const POLICY_PATTERN = /^\d+;w=\d+(, \d+;w=\d+)*$/;
+
+/** `300;w=60, 10;w=60, 200;w=86400` for a route class's windows. */
+export function policyExample(windows: readonly Window[]): string {
+  return windows.map((w) => `${w.limit};w=${w.periodSeconds}`).join(', ');
+}
+
+/**
+ * RateLimit-* fields every site-interface response carries, for the most constrained window of
+ * the route (draft-ietf-httpapi-ratelimit-headers, three-field form; Reset is delta-seconds).
+ */
+export function siteRateLimitHeaders(windows: readonly Window[]) {
+  const headline = windows.reduce((a, b) => (b.limit < a.limit ? b : a));
+  return z.object({
+    'RateLimit-Limit': count('Requests allowed in the most constrained window of this route (IETF RateLimit header fields draft).', headline.limit),
+    'RateLimit-Remaining': count('Requests left in that window; 0 on a 429.', headline.limit - 1),
+    'RateLimit-Reset': count('Seconds until that window is full again (delta-seconds, not a timestamp).', 6),
+    'RateLimit-Policy': z
+      .string()
+      .regex(POLICY_PATTERN)
+      .meta({ description: 'Every window of this route as `limit;w=seconds`, comma-separated.', examples: [policyExample(windows)] }),
+  });
+}
+
+/** What a refused (429) site request carries on top: when to retry and which window is spent. */
+export function siteRefusedHeaders(windows: readonly Window[]) {
+  const scopes = windows.map((w) => w.name) as [string, ...string[]];
+  return siteRateLimitHeaders(windows).extend({
+    'Retry-After': z
+      .int()
+      .min(1)
+      .meta({ description: 'Seconds to wait before this request would be admitted (RFC 9110 section 10.2.3).', examples: [6] }),
+    'X-RateLimit-Scope': z.enum(scopes).meta({ description: 'The exhausted window.', examples: [scopes.at(-1)!] }),
+  });
+}
+
+/**
+ * GitHub-style fields every community data response carries: the minute window (Reset is an
+ * absolute Unix time) and the UTC day's quota.
+ */
+export function dataRateLimitHeaders(windows: readonly Window[]) {
+  const minute = windows.find((w) => w.kind === 'bucket');
+  const day = windows.find((w) => w.kind === 'utc-day');
+  return z.object({
+    'X-RateLimit-Remaining': count('Requests remaining in the current time window.', (minute?.limit ?? 60) - 1),
+    'X-RateLimit-Reset': count('Unix timestamp (seconds) at which the current window is full again.', 1_785_600_060),
+    'X-Daily-Quota-Remaining': count('Requests remaining for the current UTC day.', (day?.limit ?? 5000) - 1),
+  });
+}
+
+/** The data interface's 429 adds Retry-After. */
+export function dataRefusedHeaders(windows: readonly Window[]) {
+  return dataRateLimitHeaders(windows).extend({
+    'Retry-After': z.int().min(1).meta({ description: 'Seconds to wait before retrying (RFC 9110 section 10.2.3).', examples: [42] }),
+  });
+}
+
+/** Validators and freshness of cacheable GET responses (RFC 9110 section 8.8.3, RFC 9111). */
+export const CachingHeaders = z.object({
+  ETag: z
+    .string()
+    .regex(/^(W\/)?"[^"]*"$/)
+    .meta({ description: 'Strong validator of the body; send it back in If-None-Match to get 304 when nothing changed.', examples: ['"mC4a0c9Vw1WQ7i3pVZbLk2Yb0qA"'] }),
+  'Cache-Control': z.string().meta({ description: 'How long the response may be reused.', examples: ['public, max-age=60'] }),
+});
+
+/** Publicly readable resources answer any origin (Fetch standard, CORS protocol). */
+export const PublicCorsHeaders = z.object({
+  'Access-Control-Allow-Origin': z.literal('*').meta({ description: 'Any web page may read this resource.' }),
+});
+
+/** Responses that must not be stored: personal submissions, conversations, errors. */
+export const NoStoreHeaders = z.object({
+  'Cache-Control': z.literal('no-store').meta({ description: 'Never stored by any cache.' }),
+});
+
+/** `If-None-Match` (RFC 9110 section 13.1.2): a conditional GET. */
+export const ConditionalRequestHeaders = z.object({
+  'If-None-Match': z
+    .string()
+    .optional()
+    .meta({ description: 'The ETag of a copy the client holds; the answer is then 304 without a body when it is still current.', examples: ['"mC4a0c9Vw1WQ7i3pVZbLk2Yb0qA"'] }),
+});
