@@ -61,6 +61,8 @@ export const EnvSchema = z.object({
   REDIS_URL: z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }).optional(),
   /** Prefix of every Redis key this deployment writes (share one Redis between deployments safely). */
   REDIS_KEY_PREFIX: z.string().min(1).default('rl:'),
+  /** A Redis check unanswered after this long counts as an outage: limits fall back to in-process. */
+  REDIS_TIMEOUT_MS: positiveInt.default(250),
   /** Origins allowed to call the chat endpoint (and read the API cross-origin). */
   ALLOWED_ORIGINS: list.pipe(z.array(origin)).optional(),
   CHAT_ALLOW_NO_ORIGIN: bool('CHAT_ALLOW_NO_ORIGIN').default(false),

@@ -23,7 +23,7 @@ export interface EdgeRateLimiter extends EdgeLimiter {
 
 export function createEdgeLimiter(config: Config, log: Logger, now: () => number = Date.now): EdgeRateLimiter {
   const policies = policiesFromConfig(config);
-  const store: RateLimitStore = config.REDIS_URL ? createRedisStore({ url: config.REDIS_URL, log, prefix: config.REDIS_KEY_PREFIX }) : createMemoryStore();
+  const store: RateLimitStore = config.REDIS_URL ? createRedisStore({ url: config.REDIS_URL, log, prefix: config.REDIS_KEY_PREFIX, commandTimeoutMs: config.REDIS_TIMEOUT_MS }) : createMemoryStore();
 
   return {
     async check(method, pathname, clientKey): Promise<LimitOutcome | null> {

@@ -80,6 +80,8 @@ describe('two instances behind nginx on PostgreSQL and Redis', () => {
       DATABASE_URL: pg.url,
       REDIS_URL: 'redis://127.0.0.1:6379',
       REDIS_KEY_PREFIX: `fleet-${randomBytes(4).toString('hex')}:`,
+      REDIS_TIMEOUT_MS: '3000', // exact shared limits: no fallback on a loaded machine
+
       TRUST_PROXY: '127.0.0.1',
       SITE_URL: proxy,
       JOBS_ENABLED: 'true',
