@@ -42,7 +42,7 @@ export interface EdgeDeps {
 }
 
 /** Headers a cross-origin caller may read (Fetch standard, CORS-safelisted response headers aside). */
-const EXPOSED = 'RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy, Retry-After, X-RateLimit-Scope, X-RateLimit-Remaining, X-RateLimit-Reset, X-Daily-Quota-Remaining, X-Request-Id, ETag';
+const EXPOSED = 'RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy, Retry-After, X-RateLimit-Scope, X-RateLimit-Remaining, X-RateLimit-Reset, X-Daily-Quota-Remaining, X-Request-Id, ETag, Date';
 /** Read-only public resources anyone may fetch from a browser. */
 const PUBLIC_READ = (pathname: string) => pathname === '/api/news' || pathname === '/sellers.json' || pathname === '/openapi.json' || pathname.startsWith('/api/v1/public/');
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;

@@ -1,0 +1,244 @@
+/**
+ * Fetch daily statistics of any date range from the community data interface, for integrators
+ * and operators: the data client (src/client/data-client.ts) with a progress bar, an on-disk
+ * cache of settled months, and one record per day on stdout.
+ *
+ *   npm run data:fetch -- --from 2025-01-01 --to 2025-12-31 [--format csv|json]
+ *                         [--base-url URL] [--cache-dir DIR] [--concurrency N]
+ *
+ * Exit status follows sysexits(3), so scripts can tell what to do next:
+ *   0 ok · 64 usage (bad flags or dates) · 65 the server refused the request (400 SVC1005)
+ *   69 server unavailable (unreachable, 5xx, or not the data service) · 73 cache directory unusable
+ *   75 try again later (daily quota spent: stderr names the reset time; or still rate limited)
+ *   130 interrupted (SIGINT), 143 terminated (SIGTERM).
+ */
+import { mkdir } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import cliProgress from 'cli-progress';
+import { stringify } from 'csv-stringify/sync';
+import {
+  DailyQuotaExceededError,
+  DataClientError,
+  getDailyStats,
+  InvalidArgumentError,
+  planRequest,
+  type DataRecord,
+  type FetchLike,
+  type GetDailyStatsOptions,
+} from '../../src/client/data-client.ts';
+import { createDiskCache } from '../../src/client/disk-cache.ts';
+
+export const USAGE =
+  'usage: data-fetch --from YYYY-MM-DD --to YYYY-MM-DD [--format csv|json] [--base-url URL] [--cache-dir DIR] [--concurrency N]';
+
+export const DEFAULT_BASE_URL = 'http://127.0.0.1:4321';
+
+/** sysexits(3) codes this command uses. */
+export const EXIT = {
+  ok: 0,
+  usage: 64,
+  dataErr: 65,
+  unavailable: 69,
+  cantCreate: 73,
+  tempFail: 75,
+  software: 70,
+} as const;
+
+export type Format = 'csv' | 'json';
+
+export interface CliPlan {
+  from: string;
+  to: string;
+  format: Format;
+  baseUrl: string;
+  cacheDir: string | undefined;
+  concurrency: number | undefined;
+}
+
+export type ParsedArgs = { kind: 'help' } | { kind: 'run'; plan: CliPlan } | { kind: 'usage'; message: string };
+
+/** Flags to a plan. Dates and the URL are checked by the client itself (one set of rules, one set of messages). */
+export function parseCliArgs(args: string[]): ParsedArgs {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args,
+      options: {
+        from: { type: 'string' },
+        to: { type: 'string' },
+        format: { type: 'string', default: 'csv' },
+        'base-url': { type: 'string', default: DEFAULT_BASE_URL },
+        'cache-dir': { type: 'string' },
+        concurrency: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (error) {
+    return { kind: 'usage', message: (error as Error).message };
+  }
+  if (values.help) return { kind: 'help' };
+  if (values.from === undefined || values.to === undefined) return { kind: 'usage', message: '--from and --to are both required' };
+  if (values.format !== 'csv' && values.format !== 'json') return { kind: 'usage', message: `--format must be csv or json, got ${JSON.stringify(values.format)}` };
+  // The client checks the dates too, but would name the other end `from`, not `--from`.
+  if (/^\d{4}-\d{2}-\d{2}$/.test(values.from) && /^\d{4}-\d{2}-\d{2}$/.test(values.to) && values.to < values.from) {
+    return { kind: 'usage', message: `--to ${values.to} is before --from ${values.from}` };
+  }
+  const concurrency = values.concurrency;
+  if (concurrency !== undefined && !/^\d{1,2}$/.test(concurrency)) return { kind: 'usage', message: `--concurrency must be a whole number, got ${JSON.stringify(concurrency)}` };
+  return {
+    kind: 'run',
+    plan: {
+      from: values.from,
+      to: values.to,
+      format: values.format,
+      baseUrl: values['base-url'],
+      cacheDir: values['cache-dir'],
+      concurrency: concurrency === undefined ? undefined : Number(concurrency),
+    },
+  };
+}
+
+/** The client's option names as this command's flags, for messages. */
+const FLAG_OF: Record<string, string> = { from: '--from', to: '--to', baseUrl: '--base-url', concurrency: '--concurrency' };
+
+/** What a failure means for the exit status. */
+export function exitCodeFor(error: unknown): number {
+  if (!(error instanceof DataClientError)) return EXIT.software;
+  switch (error.code) {
+    case 'invalid_argument':
+      return EXIT.usage;
+    case 'invalid_request':
+      return EXIT.dataErr;
+    case 'daily_quota_exceeded':
+    case 'rate_limited':
+      return EXIT.tempFail;
+    case 'server_unavailable':
+    case 'unexpected_response':
+      return EXIT.unavailable;
+  }
+}
+
+/** The message printed for a failure. */
+export function describeFailure(error: unknown): string {
+  if (error instanceof InvalidArgumentError) return `${FLAG_OF[error.argument] ?? error.argument} ${error.detail}`;
+  if (error instanceof DailyQuotaExceededError) return `${error.message}; run again after that`;
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Records as text: CSV (RFC 4180, with a header line, revenue with exactly two decimals as
+ * money is written) or a JSON array with one record per line.
+ */
+export function formatRecords(records: readonly DataRecord[], format: Format): string {
+  if (format === 'json') return records.length === 0 ? '[]\n' : `[\n${records.map((r) => JSON.stringify(r)).join(',\n')}\n]\n`;
+  return stringify(
+    records.map((r) => [r.date, r.txn_count, r.impr_count, r.service_revenue.toFixed(2)]),
+    { header: true, columns: ['date', 'txn_count', 'impr_count', 'service_revenue'] },
+  );
+}
+
+function countingFetch(counter: { requests: number }): FetchLike {
+  return (url, init) => {
+    counter.requests++;
+    return globalThis.fetch(url, init);
+  };
+}
+
+async function main(): Promise<number> {
+  const parsed = parseCliArgs(process.argv.slice(2));
+  if (parsed.kind === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return EXIT.ok;
+  }
+  if (parsed.kind === 'usage') {
+    process.stderr.write(`data-fetch: ${parsed.message}\n${USAGE}\n`);
+    return EXIT.usage;
+  }
+  const { plan } = parsed;
+  if (plan.cacheDir !== undefined) {
+    try {
+      await mkdir(plan.cacheDir, { recursive: true });
+    } catch (error) {
+      process.stderr.write(`data-fetch: cannot use --cache-dir ${plan.cacheDir}: ${(error as Error).message}\n`);
+      return EXIT.cantCreate;
+    }
+  }
+
+  const controller = new AbortController();
+  let interruptedBy: 'SIGINT' | 'SIGTERM' | undefined;
+  const onSignal = (signal: 'SIGINT' | 'SIGTERM') => () => {
+    interruptedBy = signal;
+    controller.abort();
+  };
+  const onInt = onSignal('SIGINT');
+  const onTerm = onSignal('SIGTERM');
+  process.once('SIGINT', onInt);
+  process.once('SIGTERM', onTerm);
+
+  // The bar only where a person watches: on a terminal, and on stderr so stdout stays data.
+  const bar = process.stderr.isTTY
+    ? new cliProgress.SingleBar(
+        { stream: process.stderr, format: 'fetching [{bar}] {value}/{total} windows | {status}', hideCursor: true, clearOnComplete: true },
+        cliProgress.Presets.shades_classic,
+      )
+    : undefined;
+  const counter = { requests: 0 };
+  let fromCache = 0;
+  const started = performance.now();
+  const options: GetDailyStatsOptions = {
+    from: plan.from,
+    to: plan.to,
+    baseUrl: plan.baseUrl,
+    signal: controller.signal,
+    concurrency: plan.concurrency,
+    // No --cache-dir: nothing outlives this process, so no cache at all.
+    cache: plan.cacheDir === undefined ? false : createDiskCache(plan.cacheDir),
+    fetch: countingFetch(counter),
+    onProgress: ({ done, window, fromCache: cached }) => {
+      if (cached) fromCache++;
+      bar?.update(done, { status: `${window.startDate} to ${window.endDate}${cached ? ' (cached)' : ''}` });
+    },
+    onWait: ({ reason, ms }) => {
+      bar?.update({ status: `${reason === 'pacing' ? 'pacing to the rate limit' : 'backing off'}: waiting ${Math.ceil(ms / 1000)} s` });
+    },
+  };
+  try {
+    // The windows are known up front (and the flags checked) before anything is sent.
+    bar?.start(planRequest(options).windows.length, 0, { status: 'starting' });
+    const records = await getDailyStats(options);
+    bar?.stop();
+    await write(formatRecords(records, plan.format));
+    const seconds = ((performance.now() - started) / 1000).toFixed(1);
+    process.stderr.write(`data-fetch: ${records.length} days from ${plan.from} to ${plan.to}; ${counter.requests} requests, ${fromCache} windows from cache, ${seconds} s\n`);
+    return EXIT.ok;
+  } catch (error) {
+    bar?.stop();
+    if (interruptedBy !== undefined) {
+      process.stderr.write(`data-fetch: interrupted by ${interruptedBy}\n`);
+      return interruptedBy === 'SIGINT' ? 130 : 143;
+    }
+    const code = exitCodeFor(error);
+    const resumable = error instanceof DailyQuotaExceededError && plan.cacheDir !== undefined ? ` (settled months fetched so far are kept in ${plan.cacheDir})` : '';
+    process.stderr.write(`data-fetch: ${describeFailure(error)}${resumable}\n${code === EXIT.usage ? `${USAGE}\n` : ''}`);
+    if (code === EXIT.software) process.stderr.write(`${(error as Error).stack ?? ''}\n`);
+    return code;
+  } finally {
+    process.off('SIGINT', onInt);
+    process.off('SIGTERM', onTerm);
+  }
+}
+
+/** Write to stdout and wait until it is flushed; a reader that went away (`| head`) is not an error. */
+function write(text: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    // Without a listener an EPIPE would also surface as an uncaught 'error' event.
+    process.stdout.once('error', () => {});
+    process.stdout.write(text, (error) => {
+      if (error && (error as NodeJS.ErrnoException).code !== 'EPIPE') reject(error);
+      else resolve();
+    });
+  });
+}
+
+// Run only as a program: tests import the pure parts above.
+if (import.meta.main) process.exitCode = await main();

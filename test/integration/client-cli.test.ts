@@ -1,0 +1,172 @@
+/**
+ * `npm run data:fetch` (jobs/cli/data-fetch.ts) as a program against the real server: its
+ * output, its on-disk cache, and its exit codes.
+ */
+import { spawn } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { materialize } from '../../jobs/materialize.ts';
+import type { DataRecord } from '../../src/client/data-client.ts';
+import { createDb } from '../../src/db/create-db.ts';
+import { migrateToLatest } from '../../src/db/migrations/index.ts';
+import type { NewEvent } from '../../src/db/schema.ts';
+import { dayOfInstant, formatDay } from '../../src/features/stats/calendar.ts';
+import { toDataRecord } from '../../src/features/stats/data-handler.server.ts';
+import { eventsForDay, mulberry32 } from '../../src/features/stats/seed-events.ts';
+import { insertEvents, readDailyStats } from '../../src/features/stats/stats.server.ts';
+import { startServer, tempSqliteUrl, type RunningServer } from '../helpers/server.ts';
+
+const TODAY = dayOfInstant(Date.now());
+/** Three whole months ending two months ago: settled, and inside the seeded days. */
+const now = new Date();
+const RANGE = {
+  from: formatDay(dayOfInstant(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 4, 1))),
+  to: formatDay(dayOfInstant(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 0))),
+};
+
+let databaseUrl: string;
+const started: RunningServer[] = [];
+
+/** 200 days of light synthetic traffic up to yesterday, materialised. */
+beforeAll(async () => {
+  databaseUrl = tempSqliteUrl();
+  const handle = createDb(databaseUrl);
+  try {
+    expect((await migrateToLatest(handle.db, handle.engine)).error).toBeUndefined();
+    const plan = { firstDay: TODAY - 200, lastDay: TODAY - 1, baseImpressions: 20, seed: 5 };
+    const random = mulberry32(plan.seed);
+    const events: NewEvent[] = [];
+    for (let day = plan.firstDay; day <= plan.lastDay; day++) events.push(...eventsForDay(plan, day, random));
+    await handle.db.transaction().execute((trx) => insertEvents(trx, events));
+    expect((await materialize({ db: handle }, formatDay(plan.firstDay), formatDay(plan.lastDay))).error).toBeUndefined();
+  } finally {
+    await handle.close();
+  }
+});
+
+afterAll(async () => {
+  await Promise.all(started.map((server) => server.stop()));
+});
+
+async function boot(env: Record<string, string> = {}): Promise<RunningServer> {
+  const server = await startServer({ DATABASE_URL: databaseUrl, ...env });
+  started.push(server);
+  return server;
+}
+
+async function fromDatabase(from: string, to: string): Promise<DataRecord[]> {
+  const handle = createDb(databaseUrl);
+  try {
+    return (await readDailyStats(handle.db, from, to)).map(toDataRecord);
+  } finally {
+    await handle.close();
+  }
+}
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Run the command as `npm run data:fetch` does (this Node, the file itself). */
+function dataFetch(args: string[]): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['jobs/cli/data-fetch.ts', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** A URL nothing listens on: a port that was free a moment ago. */
+function deadUrl(): Promise<string> {
+  return new Promise((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(`http://127.0.0.1:${port}`));
+    });
+  });
+}
+
+describe('data:fetch', () => {
+  it('prints one CSV line per day, and the second time answers settled months from --cache-dir with the server gone', async () => {
+    const server = await boot();
+    const cacheDir = join(mkdtempSync(join(tmpdir(), 'data-fetch-')), 'cache');
+    const args = ['--from', RANGE.from, '--to', RANGE.to, '--base-url', server.url, '--cache-dir', cacheDir];
+    const first = await dataFetch(args);
+    expect(first.stderr).toMatch(/; 3 requests, 0 windows from cache/);
+    expect(first.code).toBe(0);
+    const expected = await fromDatabase(RANGE.from, RANGE.to);
+    const lines = first.stdout.trimEnd().split('\n');
+    expect(lines[0]).toBe('date,txn_count,impr_count,service_revenue');
+    expect(lines.slice(1)).toEqual(expected.map((r) => `${r.date},${r.txn_count},${r.impr_count},${r.service_revenue.toFixed(2)}`));
+    expect(readdirSync(cacheDir)).toHaveLength(3);
+
+    await server.stop();
+    const second = await dataFetch(args);
+    expect(second.code).toBe(0);
+    expect(second.stdout).toBe(first.stdout);
+    expect(second.stderr).toMatch(/; 0 requests, 3 windows from cache/);
+  });
+
+  it('prints a JSON array of the records with --format json', async () => {
+    const server = await boot();
+    const run = await dataFetch(['--from', RANGE.from, '--to', RANGE.to, '--base-url', server.url, '--format', 'json']);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual(await fromDatabase(RANGE.from, RANGE.to));
+  });
+
+  it('exits 64 with the usage on wrong flags or dates, before any request', async () => {
+    const missing = await dataFetch(['--from', '2025-01-01']);
+    expect(missing.code).toBe(64);
+    expect(missing.stderr).toContain('data-fetch: --from and --to are both required\nusage: data-fetch --from YYYY-MM-DD');
+    // Nothing listens at the default URL in this test; a request would have given 69.
+    const reversed = await dataFetch(['--from', '2025-02-01', '--to', '2025-01-01', '--base-url', await deadUrl()]);
+    expect(reversed.code).toBe(64);
+    expect(reversed.stderr.split('\n')[0]).toBe('data-fetch: --to 2025-01-01 is before --from 2025-02-01');
+    const impossible = await dataFetch(['--from', '2025-02-30', '--to', '2025-03-01', '--base-url', await deadUrl()]);
+    expect(impossible.code).toBe(64);
+    expect(impossible.stderr.split('\n')[0]).toBe('data-fetch: --from "2025-02-30" is not a calendar date');
+    expect(reversed.stdout).toBe('');
+  });
+
+  it('exits 69 when the server cannot be reached', async () => {
+    const run = await dataFetch(['--from', RANGE.from, '--to', RANGE.from, '--base-url', await deadUrl()]);
+    expect(run.code).toBe(69);
+    expect(run.stderr).toMatch(/could not be reached \(fetch failed: connect ECONNREFUSED .*\) on 5 attempts/);
+    expect(run.stdout).toBe('');
+  });
+
+  it('stops at once on SIGINT, even in the middle of a wait for the rate limit, and exits 130', async () => {
+    // One request a minute: after the first, the command waits about a minute to send the next.
+    const server = await boot({ RATE_LIMIT_DATA_MINUTE: '1' });
+    const child = spawn(process.execPath, ['jobs/cli/data-fetch.ts', '--from', RANGE.from, '--to', RANGE.to, '--base-url', server.url, '--concurrency', '1'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
+    // Wait until the first request has been answered, so the command is in its pacing wait.
+    for (let i = 0; i < 100 && !server.output.some((line) => line.includes('"path":"/api/v1/public/data"')); i++) await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 200));
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(stderr).toContain('data-fetch: interrupted by SIGINT');
+  });
+
+  it('exits 75 naming the reset time when the daily quota is spent', async () => {
+    const server = await boot({ RATE_LIMIT_DATA_DAY: '1' });
+    const run = await dataFetch(['--from', RANGE.from, '--to', RANGE.to, '--base-url', server.url]);
+    expect(run.code).toBe(75);
+    const midnight = new Date((dayOfInstant(Date.now()) + 1) * 86_400_000).toISOString().slice(0, 10);
+    expect(run.stderr).toContain(`the daily request quota of the data API is spent; it resets at ${midnight}T00:00:00.000Z (00:00 UTC); run again after that`);
+    expect(run.stdout).toBe('');
+  });
+});

@@ -1,0 +1,184 @@
+/**
+ * The data client against the real server (`node src/server/main.ts` on a seeded SQLite file):
+ * what it returns is what the database holds, and it lives within the server's limits: paced
+ * before being refused, backing off when refused anyway, stopping when the daily quota is spent,
+ * and asking nothing again for settled months.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { materialize } from '../../jobs/materialize.ts';
+import { getDailyStats, DailyQuotaExceededError, type DataRecord, type FetchLike, type WaitNotice } from '../../src/client/data-client.ts';
+import { createDb } from '../../src/db/create-db.ts';
+import { migrateToLatest } from '../../src/db/migrations/index.ts';
+import type { NewEvent } from '../../src/db/schema.ts';
+import { dayOfInstant, formatDay } from '../../src/features/stats/calendar.ts';
+import { toDataRecord } from '../../src/features/stats/data-handler.server.ts';
+import { eventsForDay, mulberry32 } from '../../src/features/stats/seed-events.ts';
+import { insertEvents, readDailyStats } from '../../src/features/stats/stats.server.ts';
+import { startServer, tempSqliteUrl, type RunningServer } from '../helpers/server.ts';
+
+const TODAY = dayOfInstant(Date.now());
+/** First and last day of the calendar month `offset` months from the current one (UTC). */
+function month(offset: number): { first: string; last: string } {
+  const now = new Date();
+  const first = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + offset, 1);
+  const last = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + offset + 1, 0);
+  return { first: formatDay(dayOfInstant(first)), last: formatDay(dayOfInstant(last)) };
+}
+/** Twelve whole months ending two months ago: every day settled and materialised. */
+const YEAR = { from: month(-13).first, to: month(-2).last };
+
+let databaseUrl: string;
+const started: RunningServer[] = [];
+
+/** 450 days of light synthetic traffic up to yesterday, materialised. */
+beforeAll(async () => {
+  databaseUrl = tempSqliteUrl();
+  const handle = createDb(databaseUrl);
+  try {
+    expect((await migrateToLatest(handle.db, handle.engine)).error).toBeUndefined();
+    const plan = { firstDay: TODAY - 450, lastDay: TODAY - 1, baseImpressions: 20, zeroDayOffsets: [100], seed: 12 };
+    const random = mulberry32(plan.seed);
+    const events: NewEvent[] = [];
+    for (let day = plan.firstDay; day <= plan.lastDay; day++) events.push(...eventsForDay(plan, day, random));
+    await handle.db.transaction().execute((trx) => insertEvents(trx, events));
+    expect(await materialize({ db: handle }, formatDay(plan.firstDay), formatDay(plan.lastDay))).toEqual({ days: 450 });
+  } finally {
+    await handle.close();
+  }
+});
+
+afterAll(async () => {
+  await Promise.all(started.map((server) => server.stop()));
+});
+
+async function boot(env: Record<string, string> = {}): Promise<RunningServer> {
+  const server = await startServer({ DATABASE_URL: databaseUrl, ...env });
+  started.push(server);
+  return server;
+}
+
+/** The database's own answer for a range. */
+async function fromDatabase(from: string, to: string): Promise<DataRecord[]> {
+  const handle = createDb(databaseUrl);
+  try {
+    return (await readDailyStats(handle.db, from, to)).map(toDataRecord);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The platform fetch, recording the status of every answer. */
+function recordingFetch() {
+  const statuses: number[] = [];
+  const urls: string[] = [];
+  const fetch: FetchLike = async (url, init) => {
+    urls.push(url);
+    const response = await globalThis.fetch(url, init);
+    statuses.push(response.status);
+    return response;
+  };
+  return { fetch, statuses, urls };
+}
+
+/** Data requests the server logged as refused (its JSON request lines; complete once it has stopped). */
+function refusalsLogged(server: RunningServer): number {
+  return server.output
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as { msg?: string; path?: string; status?: number })
+    .filter((entry) => entry.msg === 'request' && entry.path === '/api/v1/public/data' && entry.status === 429).length;
+}
+
+describe('the data client against the server', () => {
+  let server: RunningServer;
+  beforeAll(async () => {
+    server = await boot();
+  });
+
+  it('fetches a calendar year in 12 monthly requests, exactly what the database holds', async () => {
+    const recorder = recordingFetch();
+    const records = await getDailyStats({ from: YEAR.from, to: YEAR.to, baseUrl: server.url, fetch: recorder.fetch, cache: false });
+    expect(recorder.urls).toHaveLength(12);
+    expect(recorder.statuses.every((status) => status === 200)).toBe(true);
+    const expected = await fromDatabase(YEAR.from, YEAR.to);
+    expect(expected.length).toBeGreaterThanOrEqual(365);
+    expect(records).toEqual(expected);
+  });
+
+  it('makes no request for settled months the second time, and asks again for recent days', async () => {
+    const cache = new Map<string, DataRecord[]>();
+    const first = recordingFetch();
+    const settled = await getDailyStats({ from: YEAR.from, to: YEAR.to, baseUrl: server.url, fetch: first.fetch, cache });
+    expect(first.urls).toHaveLength(12);
+    const second = recordingFetch();
+    expect(await getDailyStats({ from: YEAR.from, to: YEAR.to, baseUrl: server.url, fetch: second.fetch, cache })).toEqual(settled);
+    expect(second.urls).toEqual([]);
+
+    // The last three days are still rewritten by the nightly run: never served from the cache.
+    const recent = { from: formatDay(TODAY - 3), to: formatDay(TODAY - 1) };
+    const third = recordingFetch();
+    const fresh = await getDailyStats({ ...recent, baseUrl: server.url, fetch: third.fetch, cache });
+    const fourth = recordingFetch();
+    expect(await getDailyStats({ ...recent, baseUrl: server.url, fetch: fourth.fetch, cache })).toEqual(fresh);
+    expect(fourth.urls).toHaveLength(third.urls.length);
+    expect(fourth.urls.length).toBeGreaterThanOrEqual(1);
+    expect(fresh).toEqual(await fromDatabase(recent.from, recent.to));
+  });
+});
+
+describe('the data client within the server’s limits', () => {
+  it('paces itself from the headers under a small minute limit and is never refused', async () => {
+    // 30 a minute: a request refills every 2 s. 32 monthly windows are two more than the bucket holds.
+    const server = await boot({ RATE_LIMIT_DATA_MINUTE: '30' });
+    const range = { from: month(-33).first, to: month(-2).last };
+    const recorder = recordingFetch();
+    const waits: WaitNotice[] = [];
+    const records = await getDailyStats({ ...range, baseUrl: server.url, fetch: recorder.fetch, cache: false, onWait: (w) => waits.push(w) });
+    expect(records).toEqual(await fromDatabase(range.from, range.to));
+    expect(recorder.urls).toHaveLength(32);
+    expect(waits.filter((w) => w.reason === 'pacing').length).toBeGreaterThanOrEqual(1);
+    expect(waits.filter((w) => w.reason === 'backoff')).toEqual([]);
+    expect(recorder.statuses.filter((status) => status === 429)).toEqual([]);
+    await server.stop();
+    expect(refusalsLogged(server)).toBe(0);
+  });
+
+  it('backs off when refused on a bucket someone else emptied, refused no more often than it had requests in flight', async () => {
+    const server = await boot({ RATE_LIMIT_DATA_MINUTE: '30' });
+    const url = `${server.url}/api/v1/public/data?startDate=${YEAR.from}&endDate=${YEAR.from}`;
+    let last: Response | undefined;
+    for (let i = 0; i < 30; i++) {
+      last = await fetch(url);
+      await last.body?.cancel();
+    }
+    expect(last?.headers.get('x-ratelimit-remaining')).toBe('0');
+
+    const range = { from: month(-3).first, to: month(-2).last };
+    const recorder = recordingFetch();
+    const waits: WaitNotice[] = [];
+    const concurrency = 2;
+    const records = await getDailyStats({ ...range, baseUrl: server.url, fetch: recorder.fetch, cache: false, concurrency, onWait: (w) => waits.push(w) });
+    expect(records).toEqual(await fromDatabase(range.from, range.to));
+    const refused = recorder.statuses.filter((status) => status === 429).length;
+    expect(refused).toBeGreaterThanOrEqual(1);
+    expect(refused).toBeLessThanOrEqual(concurrency);
+    expect(waits.some((w) => w.reason === 'backoff')).toBe(true);
+    await server.stop();
+    expect(refusalsLogged(server)).toBe(refused);
+  });
+
+  it('stops with DailyQuotaExceededError, naming the next 00:00 UTC, once the daily quota is spent', async () => {
+    const server = await boot({ RATE_LIMIT_DATA_DAY: '3' });
+    const recorder = recordingFetch();
+    const before = Date.now();
+    const error = await getDailyStats({ ...YEAR, baseUrl: server.url, fetch: recorder.fetch, cache: false }).catch((e: unknown) => e);
+    const after = Date.now();
+    expect(error).toBeInstanceOf(DailyQuotaExceededError);
+    const resetsAt = (error as DailyQuotaExceededError).resetsAt.getTime();
+    // The next 00:00 UTC (either side of a midnight the test might straddle).
+    expect([(dayOfInstant(before) + 1) * 86_400_000, (dayOfInstant(after) + 1) * 86_400_000]).toContain(resetsAt);
+    // It stopped on the header of the third answer, without being refused.
+    expect(recorder.statuses).toEqual([200, 200, 200]);
+    await server.stop();
+    expect(refusalsLogged(server)).toBe(0);
+  });
+});

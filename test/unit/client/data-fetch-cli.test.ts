@@ -1,0 +1,91 @@
+/** The command's pure parts: flags, exit codes, output formats. Runs of the program are in test/integration/client-cli.test.ts. */
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_BASE_URL, describeFailure, exitCodeFor, formatRecords, parseCliArgs } from '../../../jobs/cli/data-fetch.ts';
+import {
+  DailyQuotaExceededError,
+  InvalidArgumentError,
+  InvalidRequestError,
+  RateLimitedError,
+  ServerUnavailableError,
+  UnexpectedResponseError,
+  type DataRecord,
+} from '../../../src/client/data-client.ts';
+
+const RECORDS: DataRecord[] = [
+  { date: '2025-01-01', txn_count: 3, impr_count: 40, service_revenue: 12.5 },
+  { date: '2025-01-02', txn_count: 0, impr_count: 0, service_revenue: 0 },
+  { date: '2025-01-03', txn_count: 7, impr_count: 91, service_revenue: 1234567.89 },
+];
+
+describe('data-fetch flags', () => {
+  it('defaults to CSV from the local server without a cache', () => {
+    expect(parseCliArgs(['--from', '2025-01-01', '--to', '2025-12-31'])).toEqual({
+      kind: 'run',
+      plan: { from: '2025-01-01', to: '2025-12-31', format: 'csv', baseUrl: DEFAULT_BASE_URL, cacheDir: undefined, concurrency: undefined },
+    });
+    expect(DEFAULT_BASE_URL).toBe('http://127.0.0.1:4321');
+  });
+
+  it('takes every flag', () => {
+    const parsed = parseCliArgs(['--from=2025-01-01', '--to=2025-01-31', '--format', 'json', '--base-url', 'https://d.example', '--cache-dir', '/tmp/c', '--concurrency', '3']);
+    expect(parsed).toEqual({ kind: 'run', plan: { from: '2025-01-01', to: '2025-01-31', format: 'json', baseUrl: 'https://d.example', cacheDir: '/tmp/c', concurrency: 3 } });
+    expect(parseCliArgs(['-h'])).toEqual({ kind: 'help' });
+  });
+
+  it('explains what is wrong with the flags', () => {
+    const messages = [
+      ['--from', '2025-01-01'],
+      ['--from', '2025-01-01', '--to', '2025-01-02', '--format', 'xml'],
+      ['--from', '2025-01-01', '--to', '2025-01-02', '--concurrency', 'two'],
+      ['--from', '2025-01-01', '--to', '2025-01-02', '--verbose'],
+      ['--from', '2025-02-01', '--to', '2025-01-31'],
+    ].map((args) => {
+      const parsed = parseCliArgs(args);
+      return parsed.kind === 'usage' ? parsed.message.split('\n')[0] : parsed.kind;
+    });
+    expect(messages).toMatchInlineSnapshot(`
+      [
+        "--from and --to are both required",
+        "--format must be csv or json, got "xml"",
+        "--concurrency must be a whole number, got "two"",
+        "Unknown option '--verbose'",
+        "--to 2025-01-31 is before --from 2025-02-01",
+      ]
+    `);
+  });
+});
+
+describe('data-fetch exit codes', () => {
+  it('follows sysexits: usage 64, refused request 65, unavailable 69, try later 75', () => {
+    expect(exitCodeFor(new InvalidArgumentError('from', 'is wrong'))).toBe(64);
+    expect(exitCodeFor(new InvalidRequestError(400, 'SVC1005', 'bad', '2025-01-01 to 2025-01-31'))).toBe(65);
+    expect(exitCodeFor(new ServerUnavailableError('http://x', 5, 503, undefined))).toBe(69);
+    expect(exitCodeFor(new UnexpectedResponseError('http://x', 404, 'not here'))).toBe(69);
+    expect(exitCodeFor(new DailyQuotaExceededError(new Date(Date.UTC(2026, 2, 21))))).toBe(75);
+    expect(exitCodeFor(new RateLimitedError(5, 1000))).toBe(75);
+    expect(exitCodeFor(new Error('bug'))).toBe(70);
+  });
+
+  it('names flags, not client options, in messages about them', () => {
+    expect(describeFailure(new InvalidArgumentError('baseUrl', 'must be an absolute http(s) URL, got "x"'))).toBe('--base-url must be an absolute http(s) URL, got "x"');
+    expect(describeFailure(new DailyQuotaExceededError(new Date(Date.UTC(2026, 2, 21))))).toMatchInlineSnapshot(
+      `"the daily request quota of the data API is spent; it resets at 2026-03-21T00:00:00.000Z (00:00 UTC); run again after that"`,
+    );
+  });
+});
+
+describe('data-fetch output', () => {
+  it('writes CSV with a header and money with two decimals', () => {
+    expect(formatRecords(RECORDS, 'csv')).toBe(
+      'date,txn_count,impr_count,service_revenue\n2025-01-01,3,40,12.50\n2025-01-02,0,0,0.00\n2025-01-03,7,91,1234567.89\n',
+    );
+    expect(formatRecords([], 'csv')).toBe('date,txn_count,impr_count,service_revenue\n');
+  });
+
+  it('writes a JSON array with one record per line that parses back to the records', () => {
+    const text = formatRecords(RECORDS, 'json');
+    expect(text.split('\n')).toHaveLength(RECORDS.length + 3);
+    expect(JSON.parse(text)).toEqual(RECORDS);
+    expect(JSON.parse(formatRecords([], 'json'))).toEqual([]);
+  });
+});

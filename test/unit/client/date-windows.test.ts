@@ -1,0 +1,103 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { dayOfInstant, formatDay, isSettled, monthWindows, nextUtcMidnight, parseDay, type DateWindow } from '../../../src/client/date-windows.ts';
+import * as server from '../../../src/features/stats/calendar.ts';
+import { lastSettledDay } from '../../../src/features/stats/response-caching.ts';
+
+const day = (text: string): number => {
+  const parsed = parseDay(text);
+  if (!parsed.ok) throw new Error(`${text} is not a day`);
+  return parsed.day;
+};
+const spans = (windows: DateWindow[]) => windows.map((w) => `${w.startDate}..${w.endDate}`);
+
+describe('request windows', () => {
+  it('cuts a calendar year into its twelve months', () => {
+    const windows = monthWindows(day('2025-01-01'), day('2025-12-31'));
+    expect(windows).toHaveLength(12);
+    expect(spans(windows).slice(0, 3)).toEqual(['2025-01-01..2025-01-31', '2025-02-01..2025-02-28', '2025-03-01..2025-03-31']);
+    expect(windows.map((w) => w.days).reduce((a, b) => a + b)).toBe(365);
+  });
+
+  it('keeps the partial months at both ends of a range', () => {
+    expect(spans(monthWindows(day('2024-01-15'), day('2024-03-10')))).toEqual([
+      '2024-01-15..2024-01-31',
+      '2024-02-01..2024-02-29',
+      '2024-03-01..2024-03-10',
+    ]);
+    expect(spans(monthWindows(day('2026-05-07'), day('2026-05-07')))).toEqual(['2026-05-07..2026-05-07']);
+  });
+
+  it('gives overlapping ranges the same whole-month windows, so cached months are reused', () => {
+    const a = spans(monthWindows(day('2025-01-20'), day('2025-06-30')));
+    const b = spans(monthWindows(day('2025-02-03'), day('2025-07-15')));
+    expect(a.filter((w) => b.includes(w))).toEqual(['2025-03-01..2025-03-31', '2025-04-01..2025-04-30', '2025-05-01..2025-05-31', '2025-06-01..2025-06-30']);
+  });
+
+  it('covers any range exactly, in order, with windows of at most 31 days inside one month', () => {
+    const epochDay = fc.integer({ min: day('1999-01-01'), max: day('2101-12-31') });
+    fc.assert(
+      fc.property(epochDay, fc.integer({ min: 0, max: 800 }), (from, length) => {
+        const to = from + length;
+        const windows = monthWindows(from, to);
+        expect(windows[0]!.start).toBe(from);
+        expect(windows.at(-1)!.end).toBe(to);
+        windows.forEach((w, i) => {
+          expect(w.days).toBe(w.end - w.start + 1);
+          expect(w.days).toBeGreaterThanOrEqual(1);
+          expect(w.days).toBeLessThanOrEqual(31);
+          expect(w.startDate.slice(0, 7)).toBe(w.endDate.slice(0, 7));
+          if (i > 0) expect(w.start).toBe(windows[i - 1]!.end + 1);
+        });
+      }),
+    );
+  });
+});
+
+describe('client calendar', () => {
+  it('agrees with the server calendar on every day it formats and parses', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: server.parseDay('0001-01-01'), max: server.parseDay('9999-12-31') }), (epochDay) => {
+        const text = server.formatDay(epochDay);
+        expect(formatDay(epochDay)).toBe(text);
+        expect(parseDay(text)).toEqual({ ok: true, day: epochDay });
+      }),
+    );
+  });
+
+  it('tells a malformed date from one that does not exist', () => {
+    expect(parseDay('2025-1-01')).toEqual({ ok: false, problem: 'format' });
+    expect(parseDay('2025-01-01T00:00:00Z')).toEqual({ ok: false, problem: 'format' });
+    expect(parseDay('2026-02-29')).toEqual({ ok: false, problem: 'calendar' });
+    expect(parseDay('2028-02-29').ok).toBe(true);
+    expect(parseDay('2026-13-01')).toEqual({ ok: false, problem: 'calendar' });
+  });
+
+  it('puts the quota reset at the next 00:00 UTC', () => {
+    expect(new Date(nextUtcMidnight(Date.UTC(2026, 2, 20, 12, 30))).toISOString()).toBe('2026-03-21T00:00:00.000Z');
+    expect(new Date(nextUtcMidnight(Date.UTC(2026, 2, 20))).toISOString()).toBe('2026-03-21T00:00:00.000Z');
+    expect(new Date(nextUtcMidnight(Date.UTC(2026, 11, 31, 23, 59, 59, 999))).toISOString()).toBe('2027-01-01T00:00:00.000Z');
+  });
+});
+
+describe('settled windows', () => {
+  /** 2026-03-20 12:00 UTC: the server's last settled day is 03-16. */
+  const NOW = Date.UTC(2026, 2, 20, 12);
+  const window = (start: string, end: string) => monthWindows(day(start), day(end))[0]!;
+
+  it('counts a window as settled when it ends at least four days before today (UTC)', () => {
+    expect(isSettled(window('2026-03-01', '2026-03-16'), NOW)).toBe(true);
+    expect(isSettled(window('2026-03-01', '2026-03-17'), NOW)).toBe(false);
+    expect(isSettled(window('2026-02-01', '2026-02-28'), NOW)).toBe(true);
+  });
+
+  it('uses the same boundary as the server’s Cache-Control', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: Date.UTC(2000, 0, 1), max: Date.UTC(2100, 0, 1) }), fc.integer({ min: -10, max: 10 }), (nowMs, offset) => {
+        const end = dayOfInstant(nowMs) - 4 + offset;
+        const w = monthWindows(end, end)[0]!;
+        expect(isSettled(w, nowMs)).toBe(end <= lastSettledDay(nowMs));
+      }),
+    );
+  });
+});

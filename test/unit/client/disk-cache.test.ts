@@ -1,0 +1,46 @@
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { DataRecord } from '../../../src/client/data-client.ts';
+import { cacheFileName, createDiskCache } from '../../../src/client/disk-cache.ts';
+
+const KEY = 'http://127.0.0.1:4321/api/v1/public/data?startDate=2025-01-01&endDate=2025-01-31';
+const RECORDS: DataRecord[] = [{ date: '2025-01-01', txn_count: 3, impr_count: 40, service_revenue: 12.5 }];
+const tempDir = () => join(mkdtempSync(join(tmpdir(), 'client-cache-')), 'nested', 'cache');
+
+describe('disk cache', () => {
+  it('reads back what it wrote, from a directory it creates', async () => {
+    const dir = tempDir();
+    const cache = createDiskCache(dir);
+    expect(await cache.get(KEY)).toBeUndefined();
+    await cache.set(KEY, RECORDS);
+    expect(await createDiskCache(dir).get(KEY)).toEqual(RECORDS);
+    // One file per window, no temporary files left behind.
+    expect(readdirSync(dir)).toEqual([cacheFileName(KEY)]);
+  });
+
+  it('reads a corrupt file, a file of another key or another format as a miss', async () => {
+    const dir = tempDir();
+    const cache = createDiskCache(dir);
+    await cache.set(KEY, RECORDS);
+    const file = join(dir, cacheFileName(KEY));
+    writeFileSync(file, '{"format":1,"key":"');
+    expect(await cache.get(KEY)).toBeUndefined();
+    writeFileSync(file, JSON.stringify({ format: 1, key: 'another', records: RECORDS }));
+    expect(await cache.get(KEY)).toBeUndefined();
+    writeFileSync(file, JSON.stringify({ format: 0, key: KEY, records: RECORDS }));
+    expect(await cache.get(KEY)).toBeUndefined();
+  });
+
+  it('names files by a hash of the key, so any key is a safe file name', () => {
+    expect(cacheFileName(KEY)).toMatch(/^[0-9a-f]{32}\.json$/);
+    expect(cacheFileName(`${KEY}x`)).not.toBe(cacheFileName(KEY));
+  });
+
+  it('fails a write into a path that cannot be a directory (the client then counts it as a miss)', async () => {
+    const parent = mkdtempSync(join(tmpdir(), 'client-cache-'));
+    writeFileSync(join(parent, 'file'), 'not a directory');
+    await expect(createDiskCache(join(parent, 'file')).set(KEY, RECORDS)).rejects.toThrow();
+  });
+});
