@@ -4,6 +4,7 @@
  * wrong, so the route answers 400/413/415 problem+json (RFC 9457) through the one renderer.
  */
 import { z } from 'zod';
+import { isJsonMediaType } from '../../lib/media-type.ts';
 import { HttpError } from '../../server/problem.ts';
 
 /** Conversation limits. The edge enforces the byte limit while reading; it is re-checked here. */
@@ -61,12 +62,6 @@ export function formatPath(path: readonly PropertyKey[]): string {
   return path.reduce<string>((out, key) => (typeof key === 'number' ? `${out}[${key}]` : out ? `${out}.${String(key)}` : String(key)), '');
 }
 
-/** `application/json` or any `+json` type (RFC 6839), parameters such as charset allowed. */
-export function isJsonContentType(contentType: string | null): boolean {
-  if (!contentType) return false;
-  const essence = contentType.split(';', 1)[0]!.trim().toLowerCase();
-  return essence === 'application/json' || /^application\/[a-z0-9.+-]+\+json$/.test(essence);
-}
 
 /**
  * Turn a request's content type and body text into a ChatRequest, or throw the HttpError that
@@ -74,7 +69,7 @@ export function isJsonContentType(contentType: string | null): boolean {
  * `malformed_json` or `validation_failed` (with every invalid field in `errors`).
  */
 export function parseChatRequest(contentType: string | null, body: string): ChatRequest {
-  if (!isJsonContentType(contentType)) {
+  if (!isJsonMediaType(contentType)) {
     throw new HttpError(415, 'unsupported_media_type', {
       detail: `The body must be JSON; got content type ${contentType ? `"${contentType}"` : 'none'}.`,
       resolution: 'Send the conversation as JSON with the header Content-Type: application/json.',

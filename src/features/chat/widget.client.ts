@@ -7,6 +7,7 @@
  * it closes), and on 429 says how long to wait from Retry-After (RFC 9110 section 10.2.3).
  * Text is inserted as text nodes, never as HTML; only site paths and http(s) URLs become links.
  */
+import { describeWait, retryAfterSeconds } from '../../lib/retry-after.ts';
 
 interface Turn {
   role: 'user' | 'assistant';
@@ -61,24 +62,9 @@ export function turnsToSend(turns: readonly Turn[]): Turn[] {
   return out;
 }
 
-/** "30 seconds", "2 minutes", "3 hours": a wait a person can read. */
-export function describeWait(seconds: number): string {
-  if (seconds < 60) return `${seconds} second${seconds === 1 ? '' : 's'}`;
-  if (seconds < 3600) {
-    const minutes = Math.ceil(seconds / 60);
-    return `${minutes} minute${minutes === 1 ? '' : 's'}`;
-  }
-  const hours = Math.ceil(seconds / 3600);
-  return `${hours} hour${hours === 1 ? '' : 's'}`;
-}
 
-/** Retry-After is delay-seconds or an HTTP-date (RFC 9110 section 10.2.3). */
-export function retryAfterSeconds(value: string | null, now = Date.now()): number {
-  if (!value) return 60;
-  if (/^\d+$/.test(value.trim())) return Math.max(1, Number(value));
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? 60 : Math.max(1, Math.ceil((date - now) / 1000));
-}
+// Shared with the other pages' scripts (src/lib/retry-after.ts); re-exported for tests.
+export { describeWait, retryAfterSeconds } from '../../lib/retry-after.ts';
 
 /** Write `text` into `element` as text nodes and links. */
 function renderText(element: HTMLElement, text: string): void {

@@ -6,6 +6,7 @@
  * Imports from contact.ts are type-only on purpose: this runs in the browser, and a value import
  * would bundle zod into the page for checks the server makes anyway (it has the last word).
  */
+import { retryAfterSeconds } from '../../lib/retry-after.ts';
 import type { FieldError } from './contact.ts';
 
 /** The form's inputs by `name`, in the order the page shows them. */
@@ -134,21 +135,9 @@ export function outcomeOf(status: number, body: unknown, retryAfter: string | nu
   return { kind: 'refused', message };
 }
 
-/** Retry-After as seconds: delay-seconds or an HTTP-date (RFC 9110 section 10.2.3); 60 if unusable. */
-export function retryAfterSeconds(value: string | null, now = Date.now()): number {
-  const v = value?.trim() ?? '';
-  if (/^\d+$/.test(v)) return Math.max(1, Number(v));
-  const date = Date.parse(v);
-  return Number.isNaN(date) ? 60 : Math.max(1, Math.ceil((date - now) / 1000));
-}
+// Shared with the other pages' scripts (src/lib/retry-after.ts); re-exported for this form's script.
+export { describeWait, retryAfterSeconds } from '../../lib/retry-after.ts';
 
-/** "45 seconds", "2 minutes", "3 hours": a wait a person can read, rounded up. */
-export function describeWait(seconds: number): string {
-  const unit = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-  if (seconds < 60) return unit(Math.max(1, Math.ceil(seconds)), 'second');
-  if (seconds < 3600) return unit(Math.ceil(seconds / 60), 'minute');
-  return unit(Math.ceil(seconds / 3600), 'hour');
-}
 
 /**
  * Idempotency-Key per submission attempt (draft-ietf-httpapi-idempotency-key-header): sending

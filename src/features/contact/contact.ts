@@ -177,12 +177,7 @@ export function notAnObjectError(value: unknown): FieldError {
   };
 }
 
-/** `application/json` or any `+json` type (RFC 6839 section 3.1), parameters allowed. */
-export function isJsonMediaType(contentType: string | null): boolean {
-  if (!contentType) return false;
-  const essence = contentType.split(';', 1)[0]!.trim().toLowerCase();
-  return essence === 'application/json' || /^application\/[a-z0-9!#$&^_.+-]+\+json$/.test(essence);
-}
+export { isJsonMediaType } from '../../lib/media-type.ts';
 
 /**
  * JSON is UTF-8 on the wire (RFC 8259 section 8.1), so a declared charset other than UTF-8 is

@@ -5,6 +5,7 @@
  * Client-safe on purpose: no zod, no node: imports, nothing at import time. The date-range
  * rules themselves live in date-range.ts (the API's validator), which only the server imports.
  */
+import { parseRetryAfter } from '../../lib/retry-after.ts';
 import { checkDay, dayOfInstant, formatDay } from './calendar.ts';
 import type { DataRecord } from './data-record.ts';
 
@@ -174,15 +175,7 @@ export function invalidFields(message: string): Array<'startDate' | 'endDate'> {
  * (RFC 9110 section 10.2.3); both are turned into whole seconds.
  */
 export function waitMessage(retryAfter: string | null, nowMs: number): string {
-  let seconds: number | undefined;
-  if (retryAfter !== null) {
-    const value = retryAfter.trim();
-    if (/^\d+$/.test(value)) seconds = Number(value);
-    else {
-      const at = Date.parse(value);
-      if (!Number.isNaN(at)) seconds = Math.max(0, Math.ceil((at - nowMs) / 1000));
-    }
-  }
+  const seconds = parseRetryAfter(retryAfter, nowMs);
   if (seconds === undefined) return 'Too many requests for the statistics just now. Please wait a little and try again.';
   if (seconds <= 1) return 'Too many requests for the statistics just now. Please try again in a moment.';
   const wait = seconds < 120 ? `${seconds} seconds` : `${Math.ceil(seconds / 60)} minutes`;
