@@ -1,0 +1,115 @@
+/**
+ * The site assistant's widget in Chromium against the real server (built-in assistant, no LLM):
+ * its code loads on the first click, and the reply grows in the live region while it streams.
+ */
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser, openPage, screenshot, startSite, type Site } from './browser.ts';
+
+let site: Site;
+let browser: Browser;
+
+beforeAll(async () => {
+  [site, browser] = await Promise.all([startSite(), launchBrowser()]);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await site?.stop();
+});
+
+/** One observation of the reply bubble, taken by a MutationObserver in the page. */
+interface Sample {
+  /** Characters of reply text at that moment. */
+  length: number;
+  /** Whether the reply was still marked aria-busy (streaming). */
+  busy: boolean;
+}
+
+describe('the chat widget', () => {
+  it('loads its code on the first click and opens a labelled panel with focus in the question field', async () => {
+    const { page, problems, close } = await openPage(browser);
+    try {
+      const scripts: string[] = [];
+      page.on('request', (request) => {
+        if (request.resourceType() === 'script') scripts.push(request.url());
+      });
+      await page.goto(`${site.url}/news/`, { waitUntil: 'networkidle' });
+      const before = scripts.length;
+      const toggle = page.getByRole('button', { name: 'Ask the assistant' });
+      expect(await toggle.getAttribute('aria-expanded')).toBe('false');
+      expect(await page.getByRole('dialog', { name: 'Site assistant' }).isVisible()).toBe(false);
+
+      await toggle.click();
+      const dialog = page.getByRole('dialog', { name: 'Site assistant' });
+      await dialog.waitFor({ state: 'visible' });
+      expect(scripts.length).toBeGreaterThan(before);
+      expect(await toggle.getAttribute('aria-expanded')).toBe('true');
+      expect(await page.evaluate(() => document.activeElement?.id)).toBe('chat-input');
+
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'hidden' });
+      expect(await page.evaluate(() => document.activeElement?.hasAttribute('data-chat-toggle'))).toBe(true);
+      expect(problems).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('shows the reply growing in the live region while it streams, then complete', async () => {
+    // The widget reads the reply with getReader(); see WatchOptions.streamed for why that matters.
+    const { page, problems, close } = await openPage(browser, { streamed: [`${site.url}/api/chat`] });
+    try {
+      await page.goto(`${site.url}/`, { waitUntil: 'networkidle' });
+      await page.getByRole('button', { name: 'Ask the assistant' }).click();
+      const log = page.getByRole('log', { name: 'Conversation' });
+      await page.getByRole('dialog', { name: 'Site assistant' }).waitFor({ state: 'visible' });
+      expect(await log.getAttribute('aria-live')).toBe('polite');
+
+      // Record the reply's length at every change, from inside the page, so no moment is missed
+      // however fast the chunks arrive.
+      await page.evaluate(() => {
+        const region = document.querySelector('[data-chat-log]')!;
+        const samples: Array<{ length: number; busy: boolean }> = [];
+        (window as unknown as { __chatSamples: typeof samples }).__chatSamples = samples;
+        new MutationObserver(() => {
+          const reply = region.querySelector('.chat-msg--assistant:last-child');
+          if (reply) samples.push({ length: reply.textContent?.length ?? 0, busy: reply.getAttribute('aria-busy') === 'true' });
+        }).observe(region, { subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ['aria-busy'] });
+      });
+
+      await page.getByRole('textbox', { name: 'Your question' }).fill('How do I get the daily statistics from the data API?');
+      const answer = page.waitForResponse((response) => response.url() === `${site.url}/api/chat`);
+      await page.getByRole('button', { name: 'Send' }).click();
+      const response = await answer;
+      expect(response.status()).toBe(200);
+      expect(response.headers()['content-type']).toMatch(/^text\/plain/);
+
+      const reply = log.locator('.chat-msg--assistant').last();
+      await page.waitForFunction(() => {
+        const last = document.querySelector('[data-chat-log] .chat-msg--assistant:last-child');
+        return last !== null && !last.hasAttribute('aria-busy') && (last.textContent ?? '').length > 0;
+      });
+      const finalText = (await reply.textContent()) ?? '';
+      // The stream ended normally: a broken one would take the question back and say so.
+      expect(await page.locator('[data-chat-notice]').textContent()).toBe('');
+      const samples = await page.evaluate(() => (window as unknown as { __chatSamples: Sample[] }).__chatSamples);
+
+      // While streaming, the text grew through at least two distinct non-empty lengths, never shrank,
+      // and each was a part of the final reply.
+      const streaming = samples.filter((s) => s.busy && s.length > 0).map((s) => s.length);
+      expect(new Set(streaming).size).toBeGreaterThanOrEqual(2);
+      expect(streaming).toEqual([...streaming].sort((a, b) => a - b));
+      expect(streaming[0]).toBeLessThan(finalText.length);
+      expect(Math.max(...streaming)).toBeLessThanOrEqual(finalText.length);
+      expect(finalText.length).toBeGreaterThan(40);
+      // The question is in the conversation too, and the reply points somewhere on the site.
+      expect(await log.locator('.chat-msg--user').textContent()).toBe('How do I get the daily statistics from the data API?');
+      expect(await reply.getByRole('link').count()).toBeGreaterThan(0);
+      await screenshot(page, 'chat');
+      expect(problems).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+});

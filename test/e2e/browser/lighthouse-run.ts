@@ -1,0 +1,238 @@
+/**
+ * Lighthouse scores for the site's main pages: performance, accessibility, best practices and
+ * SEO, each at least THRESHOLD (issue 9). `npm run lighthouse` prints the table and exits 1 under
+ * the threshold; test/e2e/lighthouse.test.ts runs the same function.
+ *
+ *   node test/e2e/browser/lighthouse-run.ts                 start a seeded server, score it
+ *   node test/e2e/browser/lighthouse-run.ts --url http://127.0.0.1:4321   score a running one
+ *   options: --preset desktop|mobile (default desktop), --reports <dir> (default
+ *   test-results/lighthouse: one HTML report per page, kept by CI)
+ *
+ * Configuration, and why. Throttling is *simulated* (Lighthouse's default, "Lantern"): the page
+ * loads at full speed over loopback and the timings are recomputed for a slower link and CPU.
+ * That is the standard for a loopback server: "devtools" throttling would measure this machine's
+ * scheduler as much as the page, and "provided" (none) scores every small page 100 on loopback.
+ * The gate uses Lighthouse's *desktop* preset (40 ms RTT, 10 Mbit/s, CPU not slowed): the CPU
+ * part of the simulation is the host's own measured main-thread time, and the mobile preset
+ * multiplies it by 4, so on a shared two-core runner it scores the neighbours: /contact/ scored
+ * 100 for performance on an idle machine and 90 while the browser tests ran beside it (style and
+ * layout 1.5 s instead of 0.2 s). `--preset mobile` (moto g power, slow 4G: 150 ms RTT,
+ * 1.6 Mbit/s, 4x CPU) reports the PageSpeed Insights view; on an idle machine it scores 96-100.
+ *
+ * A headless Chromium (Debian's, with the harness's offline flags and a fresh profile) is started
+ * per run, as the Lighthouse CLI does. Each page is fetched once before it is scored, so the
+ * server is measured warm; runs in doubt are repeated and the median kept (runLighthouse).
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import * as chromeLauncher from 'chrome-launcher';
+import lighthouse, { desktopConfig, type Flags, type Result, type RunnerResult } from 'lighthouse';
+import { CHROMIUM_FLAGS, CHROMIUM_PATH, startSite } from './browser.ts';
+import { publishedArticles } from './news-content.ts';
+
+export const CATEGORIES = ['performance', 'accessibility', 'best-practices', 'seo'] as const;
+export type Category = (typeof CATEGORIES)[number];
+
+/** Lowest acceptable score (0-100) in every category. */
+export const THRESHOLD = 95;
+
+export type Preset = 'mobile' | 'desktop';
+
+/** The gate's preset (see the file comment for why). */
+export const DEFAULT_PRESET: Preset = 'desktop';
+
+export interface ScoredPage {
+  /** Short name for the table and the report file: home, news, article, contact, stats. */
+  name: string;
+  path: string;
+  /** Lighthouse runs made for this page (1, or RUNS_WHEN_IN_DOUBT). */
+  runs: number;
+  /** 0-100 per category (the median when there were several runs); null when not scored. */
+  scores: Record<Category, number | null>;
+  /** Audits that lost points, per category, worst first (of the run closest to the median): what to fix. */
+  failing: Array<{ category: Category; id: string; title: string; score: number | null; displayValue?: string }>;
+  /** Lighthouse's own error when no run succeeded (e.g. the page did not load). */
+  runtimeError?: string;
+}
+
+/** The pages scored: home, the news list, the newest article, contact and stats. */
+export function lighthousePages(): Array<{ name: string; path: string }> {
+  const newest = publishedArticles()[0];
+  if (!newest) throw new Error('content/news has no published article to score');
+  return [
+    { name: 'home', path: '/' },
+    { name: 'news', path: '/news/' },
+    { name: 'article', path: `/news/${newest.id}/` },
+    { name: 'contact', path: '/contact/' },
+    { name: 'stats', path: '/stats/' },
+  ];
+}
+
+function failingAudits(lhr: Result): ScoredPage['failing'] {
+  const failing: ScoredPage['failing'] = [];
+  for (const category of CATEGORIES) {
+    for (const ref of lhr.categories[category]?.auditRefs ?? []) {
+      const audit = lhr.audits[ref.id];
+      if (!audit || ref.weight === 0 || audit.score === null || audit.score >= 1) continue;
+      if (audit.scoreDisplayMode === 'notApplicable' || audit.scoreDisplayMode === 'informative' || audit.scoreDisplayMode === 'manual') continue;
+      failing.push({ category, id: audit.id, title: audit.title, score: audit.score, ...(audit.displayValue ? { displayValue: audit.displayValue } : {}) });
+    }
+  }
+  return failing.sort((a, b) => (a.score ?? 0) - (b.score ?? 0));
+}
+
+export interface RunOptions {
+  /** Origin of a running server, e.g. http://127.0.0.1:4321. */
+  baseUrl: string;
+  preset?: Preset;
+  pages?: Array<{ name: string; path: string }>;
+  /** Folder for one HTML report per page; none written when absent. */
+  reportsDir?: string;
+  /** Progress lines (default: stderr). */
+  log?: (line: string) => void;
+}
+
+/** One Lighthouse run of `url` in a Chromium of its own, as the Lighthouse CLI does it. */
+async function scoreOnce(url: string, preset: Preset): Promise<RunnerResult> {
+  const chrome = await chromeLauncher.launch({
+    chromePath: CHROMIUM_PATH,
+    chromeFlags: ['--headless=new', ...CHROMIUM_FLAGS],
+    logLevel: 'silent',
+  });
+  try {
+    const flags: Flags = { port: chrome.port, logLevel: 'error', output: 'html', onlyCategories: [...CATEGORIES] };
+    const run = await lighthouse(url, flags, preset === 'desktop' ? desktopConfig : undefined);
+    if (!run) throw new Error(`Lighthouse returned no result for ${url}`);
+    return run;
+  } finally {
+    chrome.kill();
+  }
+}
+
+function scoresOf(lhr: Result): Record<Category, number | null> {
+  return Object.fromEntries(
+    CATEGORIES.map((category) => {
+      const score = lhr.categories[category]?.score;
+      return [category, typeof score === 'number' ? Math.round(score * 100) : null];
+    }),
+  ) as Record<Category, number | null>;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor((sorted.length - 1) / 2)]!;
+}
+
+/** Runs per page when the first one is in doubt (below the threshold, or a Lighthouse error). */
+export const RUNS_WHEN_IN_DOUBT = 3;
+
+/**
+ * Score each page with Lighthouse, one after the other. A page is run once; when that run is
+ * under the threshold in some category or Lighthouse reports an error (NO_NAVSTART, "please run
+ * Lighthouse again", happens now and then on a busy machine), it is run until there are
+ * RUNS_WHEN_IN_DOUBT runs and each category's *median* is reported, following Lighthouse's
+ * advice on variability (docs/variability.md: take the median of several runs). A page that is
+ * really below the threshold stays below in the median; one noisy run on a loaded two-core
+ * machine does not fail the build. The report written is that of the run closest to the median
+ * performance score.
+ */
+export async function runLighthouse(options: RunOptions): Promise<ScoredPage[]> {
+  const { baseUrl, preset = DEFAULT_PRESET, pages = lighthousePages(), reportsDir, log = (line) => process.stderr.write(`${line}\n`) } = options;
+  const results: ScoredPage[] = [];
+  for (const { name, path } of pages) {
+    const url = new URL(path, baseUrl).href;
+    // Steady state, not the first request after start: an on-demand page (/stats/) is rendered
+    // and sent uncompressed once, then served compressed from the edge's response cache, which
+    // any traffic keeps warm. The browser's own cache is still cleared by Lighthouse per run.
+    await (await fetch(url, { headers: { 'accept-encoding': 'br, gzip' } })).arrayBuffer();
+    const runs: RunnerResult[] = [];
+    const good = () => runs.filter((run) => !run.lhr.runtimeError);
+    const inDoubt = (run: RunnerResult) => run.lhr.runtimeError !== undefined || CATEGORIES.some((c) => (scoresOf(run.lhr)[c] ?? 0) < THRESHOLD);
+    do {
+      log(`lighthouse: ${name} ${url}${runs.length > 0 ? ` (run ${runs.length + 1} of ${RUNS_WHEN_IN_DOUBT})` : ''}`);
+      runs.push(await scoreOnce(url, preset));
+    } while (runs.length < RUNS_WHEN_IN_DOUBT && (good().length === 0 || inDoubt(runs[0]!)));
+
+    const scored = good();
+    if (scored.length === 0) {
+      const { lhr } = runs.at(-1)!;
+      results.push({ name, path, runs: runs.length, scores: scoresOf(lhr), failing: failingAudits(lhr), runtimeError: `${lhr.runtimeError!.code}: ${lhr.runtimeError!.message}` });
+      continue;
+    }
+    const perRun = scored.map((run) => scoresOf(run.lhr));
+    const scores = Object.fromEntries(
+      CATEGORIES.map((c) => {
+        const values = perRun.map((s) => s[c]).filter((v): v is number => v !== null);
+        return [c, values.length > 0 ? median(values) : null];
+      }),
+    ) as Record<Category, number | null>;
+    const closest = scored.reduce((best, run) =>
+      Math.abs((scoresOf(run.lhr).performance ?? 0) - (scores.performance ?? 0)) < Math.abs((scoresOf(best.lhr).performance ?? 0) - (scores.performance ?? 0)) ? run : best,
+    );
+    results.push({ name, path, runs: runs.length, scores, failing: failingAudits(closest.lhr) });
+    if (reportsDir) {
+      mkdirSync(reportsDir, { recursive: true });
+      writeFileSync(join(reportsDir, `${name}.html`), String(closest.report));
+    }
+  }
+  return results;
+}
+
+/** Pages and categories under the threshold, one line each with the audits that cost points. */
+export function belowThreshold(results: readonly ScoredPage[], threshold = THRESHOLD): string[] {
+  const lines: string[] = [];
+  for (const page of results) {
+    if (page.runtimeError) lines.push(`${page.name} (${page.path}): Lighthouse error ${page.runtimeError}`);
+    for (const category of CATEGORIES) {
+      const score = page.scores[category];
+      if (score !== null && score >= threshold) continue;
+      const audits = page.failing
+        .filter((audit) => audit.category === category)
+        .map((audit) => `${audit.id} (${audit.score === null ? '-' : Math.round(audit.score * 100)}${audit.displayValue ? `, ${audit.displayValue}` : ''})`);
+      lines.push(`${page.name} (${page.path}) ${category} ${score ?? 'no score'} < ${threshold}: ${audits.join(', ') || 'no failing audit reported'}`);
+    }
+  }
+  return lines;
+}
+
+/** The scores as a plain-text table. */
+export function formatTable(results: readonly ScoredPage[], preset: Preset = DEFAULT_PRESET): string {
+  const header = ['page', 'path', ...CATEGORIES, 'runs'];
+  const rows = results.map((r) => [r.name, r.path, ...CATEGORIES.map((c) => (r.scores[c] === null ? '-' : String(r.scores[c]))), String(r.runs)]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  const line = (cells: string[]) => cells.map((cell, i) => (i < 2 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
+  return [`Lighthouse (${preset}, simulated throttling), threshold ${THRESHOLD}; several runs: median per category`, line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: {
+      url: { type: 'string' },
+      preset: { type: 'string', default: DEFAULT_PRESET },
+      reports: { type: 'string', default: 'test-results/lighthouse' },
+    },
+  });
+  if (values.preset !== 'mobile' && values.preset !== 'desktop') {
+    process.stderr.write(`--preset must be mobile or desktop, not ${values.preset}\n`);
+    return 2;
+  }
+  const preset: Preset = values.preset;
+  const site = values.url ? undefined : await startSite();
+  try {
+    const baseUrl = values.url ?? site!.url;
+    const results = await runLighthouse({ baseUrl, preset, reportsDir: resolve(values.reports) });
+    process.stdout.write(`${formatTable(results, preset)}\n`);
+    const failures = belowThreshold(results);
+    if (failures.length > 0) {
+      process.stdout.write(`\nBelow ${THRESHOLD}:\n${failures.map((f) => `  ${f}`).join('\n')}\n`);
+      return 1;
+    }
+    process.stdout.write(`\nEvery score is at least ${THRESHOLD}. Reports: ${values.reports}/\n`);
+    return 0;
+  } finally {
+    await site?.stop();
+  }
+}
+
+if (import.meta.main) process.exitCode = await main();
