@@ -6,7 +6,11 @@ import sitemap from '@astrojs/sitemap';
 // Pages and the read APIs are prerendered (`output: 'static'`); only routes that opt out with
 // `export const prerender = false` run on the server. The Node adapter builds in middleware mode
 // so that our own node:http edge (src/server/http.ts) sits in front of Astro's handler.
-const site = process.env.SITE_URL || 'http://127.0.0.1:4321';
+// Absolute URLs in /api/news, the feed, the sitemap and the OpenAPI servers are fixed at build
+// time: from SITE_URL, or (like src/config.ts) from the address the server will listen on, so
+// `PORT=8080 npm run demo` links to port 8080.
+const listenHost = !process.env.HOST || process.env.HOST === '0.0.0.0' || process.env.HOST === '::' ? '127.0.0.1' : process.env.HOST;
+const site = process.env.SITE_URL || `http://${listenHost.includes(':') ? `[${listenHost}]` : listenHost}:${process.env.PORT || 4321}`;
 
 export default defineConfig({
   site,

@@ -13,6 +13,7 @@ import type { Services } from '../services.ts';
 import { startOutbox } from '../../jobs/outbox.ts';
 import { startJobs } from '../../jobs/schedule.ts';
 import { clientKeyOf } from '../features/ratelimit/index.ts';
+import { createServer as createHttpServer } from 'node:http';
 import { createEdge, type AstroHandler } from './http.ts';
 import type { Logger } from './log.ts';
 import { ResponseCache } from './response-cache.ts';
@@ -77,6 +78,33 @@ export async function createApp(config: Config, log: Logger): Promise<AppHandle>
   });
 
   const { server } = edge;
+
+  /**
+   * Load the on-demand routes and build the assistant's index once, right after listening and
+   * off the request path, so the first visitor's chat reply starts as fast as later ones. It talks
+   * to Astro's handler through a private loopback server: no rate limit, log line or cache entry
+   * is spent on it.
+   */
+  async function warmUp(): Promise<void> {
+    const internal = createHttpServer((req, res) => {
+      void astro(req, res, () => res.writeHead(404).end(), { services, requestId: 'warm-up', clientKey: 'warm-up' });
+    });
+    await new Promise<void>((r) => internal.listen(0, '127.0.0.1', r));
+    try {
+      const { port } = internal.address() as AddressInfo;
+      const reply = await fetch(`http://127.0.0.1:${port}/api/chat`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: config.ALLOWED_ORIGINS[0] ?? config.SITE_URL },
+        body: JSON.stringify({ messages: [{ role: 'user', content: 'hello' }] }),
+        signal: AbortSignal.timeout(10_000),
+      });
+      await reply.arrayBuffer();
+      log.debug({ status: reply.status }, 'warmed up');
+    } finally {
+      internal.close();
+    }
+  }
+
   // Background work starts with the server and stops before the database closes.
   const outbox = config.JOBS_ENABLED ? startOutbox({ services, intervalMs: 15_000 }) : undefined;
   const jobs = startJobs({ services });
@@ -97,6 +125,7 @@ export async function createApp(config: Config, log: Logger): Promise<AppHandle>
             if (config.allowedOriginsDerived) config.ALLOWED_ORIGINS = defaultOrigins(origin);
           }
           resolvePromise(origin);
+          warmUp().catch((error: unknown) => log.warn({ err: error }, 'warm-up failed'));
         });
       }),
     close: (graceMs = config.SHUTDOWN_GRACE_MS) =>

@@ -7,12 +7,13 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
+import { EXPOSED_HEADERS } from '../lib/cors.ts';
 import type { Services } from '../services.ts';
 import { bodyLimitFor, readBody } from './body.ts';
 import { HttpError, renderError, toHttpError } from './problem.ts';
 import { ResponseCache, type CachedResponse } from './response-cache.ts';
 import { applySecurityHeaders, isApiPath, keepEdgeCspOnWriteHead } from './security.ts';
-import { etagMatches, negotiate, type StaticFile, type StaticFiles } from './static-files.ts';
+import { etagMatches, negotiate, variantEtag, type StaticFile, type StaticFiles } from './static-files.ts';
 
 /** Astro's Node adapter handler in middleware mode. */
 export type AstroHandler = (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void, locals: App.Locals) => void | Promise<void>;
@@ -41,8 +42,7 @@ export interface EdgeDeps {
   https: boolean;
 }
 
-/** Headers a cross-origin caller may read (Fetch standard, CORS-safelisted response headers aside). */
-const EXPOSED = 'RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy, Retry-After, X-RateLimit-Scope, X-RateLimit-Remaining, X-RateLimit-Reset, X-Daily-Quota-Remaining, X-Request-Id, ETag, Date';
+const EXPOSED = EXPOSED_HEADERS.join(', ');
 /** Read-only public resources anyone may fetch from a browser. */
 const PUBLIC_READ = (pathname: string) => pathname === '/api/news' || pathname === '/sellers.json' || pathname === '/openapi.json' || pathname.startsWith('/api/v1/public/');
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -78,22 +78,23 @@ export function createEdge(deps: EdgeDeps): Edge {
 
   /** Write known bytes with validators; 304 when the client already has them. */
   function sendStored(req: IncomingMessage, res: ServerResponse, entry: StaticFile | CachedResponse, status = 200): void {
-    const etag = entry.etag;
-    res.setHeader('ETag', etag);
-    res.setHeader('Vary', 'Accept-Encoding');
+    const { bytes, encoding } = negotiate(entry.body, req.headers['accept-encoding']);
+    // Each encoding is its own representation, so its strong validator differs (RFC 9110 section 8.8.3).
+    const etag = variantEtag(entry.etag, encoding);
     if ('contentType' in entry) {
       res.setHeader('Content-Type', entry.contentType);
       res.setHeader('Cache-Control', entry.cacheControl);
     } else {
       for (const [name, value] of Object.entries(entry.headers)) res.setHeader(name, value);
     }
-    if (status === 200 && etagMatches(req.headers['if-none-match'], etag)) {
+    res.setHeader('ETag', etag);
+    res.setHeader('Vary', 'Accept-Encoding');
+    if (status === 200 && etagMatches(req.headers['if-none-match'], entry.etag)) {
       res.statusCode = 304;
       res.removeHeader('Content-Type');
       res.end();
       return;
     }
-    const { bytes, encoding } = negotiate(entry.body, req.headers['accept-encoding']);
     if (encoding) res.setHeader('Content-Encoding', encoding);
     res.statusCode = status;
     res.setHeader('Content-Length', bytes.length);
@@ -149,9 +150,14 @@ export function createEdge(deps: EdgeDeps): Edge {
 
     const isRead = method === 'GET' || method === 'HEAD';
     let cacheKey: string | undefined;
+    // Prebuilt files answer whatever the query string (?utm_source=… on a page, a cache-buster on
+    // /api/news), like any static server; methods other than GET and HEAD get 405.
+    const file = statics.get(pathname) ?? (pathname.length > 1 && pathname.endsWith('/') ? statics.get(pathname.slice(0, -1)) : undefined);
+    if (file && !isRead) {
+      return sendError(res, pathname, new HttpError(405, 'method_not_allowed', { detail: `${pathname} only answers GET and HEAD.`, headers: { allow: 'GET, HEAD' } }));
+    }
     if (isRead) {
-      const file = statics.get(pathname);
-      if (file && url.search === '') return sendStored(req, res, file);
+      if (file) return sendStored(req, res, file);
       cacheKey = ResponseCache.keyOf(url);
       const hit = cache.get(cacheKey);
       if (hit) return sendStored(req, res, hit);
@@ -186,9 +192,15 @@ export function createEdge(deps: EdgeDeps): Edge {
 
     let url: URL;
     try {
-      // Only origin-form targets (RFC 9110 section 7.1) address our routes; the base is a placeholder.
-      if (!req.url?.startsWith('/')) throw new Error('not origin-form');
-      url = new URL(req.url, 'http://edge.invalid');
+      // Origin-form targets, and absolute-form ones which a server must also accept (RFC 9112
+      // section 3.2.2); only the path and query matter here. The base is a placeholder.
+      const target = req.url ?? '';
+      if (target.startsWith('/')) url = new URL(target, 'http://edge.invalid');
+      else if (/^https?:\/\//i.test(target)) {
+        const absolute = new URL(target);
+        url = new URL(`${absolute.pathname}${absolute.search}`, 'http://edge.invalid');
+        req.url = `${absolute.pathname}${absolute.search}`;
+      } else throw new Error('not a path');
     } catch {
       applySecurityHeaders(res, '/api/', deps.https);
       sendError(res, '/', new HttpError(400, 'validation_failed', { detail: 'The request target is not a valid path.' }));

@@ -38,7 +38,7 @@ export function keepEdgeCspOnWriteHead(res: ServerResponse): void {
 }
 
 export function isApiPath(pathname: string): boolean {
-  return pathname.startsWith('/api/') || pathname === '/sellers.json' || pathname === '/openapi.json';
+  return pathname === '/api' || pathname.startsWith('/api/') || pathname.startsWith('/sellers.json') || pathname === '/openapi.json';
 }
 
 export function applySecurityHeaders(res: ServerResponse, pathname: string, https: boolean): void {

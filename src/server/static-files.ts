@@ -104,10 +104,18 @@ export function negotiate(body: StoredBody, acceptEncoding: string | undefined):
   return { bytes: body.identity };
 }
 
-/** If-None-Match matches (weak comparison, RFC 9110 section 13.1.2)? */
+/** The validator of one encoding of a body: `"abc"` becomes `"abc-br"` / `"abc-gzip"`. */
+export function variantEtag(etag: string, encoding: 'br' | 'gzip' | undefined): string {
+  return encoding ? `${etag.slice(0, -1)}-${encoding}"` : etag;
+}
+
+/**
+ * Does If-None-Match match this body in any of its encodings? Weak comparison (RFC 9110 section
+ * 13.1.2), which If-None-Match uses: the encodings of one body are the same content.
+ */
 export function etagMatches(ifNoneMatch: string | undefined, etag: string): boolean {
   if (!ifNoneMatch) return false;
   if (ifNoneMatch.trim() === '*') return true;
   const bare = etag.replace(/^W\//, '');
-  return ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === bare);
+  return ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '').replace(/-(br|gzip)"$/, '"') === bare);
 }

@@ -66,7 +66,42 @@ describe('the server process', () => {
     expect(await res.text()).toBe('');
   });
 
+  it('serves prebuilt files whatever the query string, and refuses other methods with 405', async () => {
+    expect((await fetch(`${server.url}/api/news?cache-buster=1`)).status).toBe(200);
+    const page = await fetch(`${server.url}/?utm_source=newsletter`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    const post = await fetch(`${server.url}/api/news`, { method: 'POST', body: '{}' });
+    expect(post.status).toBe(405);
+    expect(post.headers.get('allow')).toBe('GET, HEAD');
+    expect(await post.json()).toMatchObject({ status: 405, code: 'method_not_allowed' });
+  });
+
+  it('gives each encoding its own strong ETag and revalidates any of them', async () => {
+    const br = await fetch(`${server.url}/api/news`, { headers: { 'accept-encoding': 'br' } });
+    const plain = await fetch(`${server.url}/api/news`, { headers: { 'accept-encoding': 'identity' } });
+    expect(br.headers.get('content-encoding')).toBe('br');
+    expect(plain.headers.get('content-encoding')).toBeNull();
+    expect(br.headers.get('etag')).not.toBe(plain.headers.get('etag'));
+    expect(br.headers.get('etag')).toBe(plain.headers.get('etag')!.replace(/"$/, '-br"'));
+    const again = await fetch(`${server.url}/api/news`, { headers: { 'accept-encoding': 'identity', 'if-none-match': br.headers.get('etag')! } });
+    expect(again.status).toBe(304);
+  });
+
+  it('accepts an absolute-form request target (RFC 9112 section 3.2.2)', async () => {
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port: new URL(server.url).port, path: `${server.url}/api/news` }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(status).toBe(200);
+  });
+
   it('gives unknown API paths a 404 problem and unknown pages the 404 page', async () => {
+    expect((await fetch(`${server.url}/api`)).headers.get('content-type')).toBe('application/problem+json; charset=utf-8');
     const api = await fetch(`${server.url}/api/does-not-exist`);
     expect(api.status).toBe(404);
     expect(api.headers.get('content-type')).toBe('application/problem+json; charset=utf-8');

@@ -3,14 +3,10 @@
  * Pure header builders: the chat route uses them, and the edge may reuse them for other API
  * routes so that every response agrees on what a cross-origin page can read.
  */
+import { EXPOSED_HEADERS } from '../../lib/cors.ts';
 
-/**
- * Response headers a cross-origin script may read beyond the CORS-safelisted ones: the rate-limit
- * fields (IETF RateLimit header draft, interface spec section 8), Retry-After (RFC 9110 section
- * 10.2.3) so the widget can say how long to wait, and the request id for support requests.
- * Listed one by one: `*` is not a wildcard for names in every browser we care about.
- */
-export const CORS_EXPOSED_HEADERS = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After', 'X-RateLimit-Scope', 'X-Request-Id'] as const;
+/** The exposed-header list shared with the edge (src/lib/cors.ts). */
+export const CORS_EXPOSED_HEADERS = EXPOSED_HEADERS;
 
 /** How long a browser may cache a successful preflight. Chromium caps this at 7200 s. */
 export const PREFLIGHT_MAX_AGE_SECONDS = 600;

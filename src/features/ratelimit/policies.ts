@@ -66,12 +66,13 @@ const DATA_PREFIX = '/api/v1/public';
 /**
  * Which limits apply to a request; null means not limited (pages, prebuilt assets, /healthz).
  *
- * - `/api/v1/public` and below: 'data' (the community data interface).
+ * - `/api/v1/public` and below, any method: 'data' (the community data interface), because
+ *   issue 4 wants its headers on every one of its responses. Its GETs are CORS-simple requests,
+ *   so a browser sends no preflight before them: an OPTIONS there is not a page's extra cost.
  * - `POST /api/chat`: 'chat'; `POST /api/contact`: 'contact'.
  * - Any other `/api/*` and `/sellers.json`: 'site'; `GET /api/chat` (a 405) too.
- * - CORS preflights (`OPTIONS` on any of these paths, the data interface included): 'site'.
- *   A browser sends one before each cross-origin POST (or GET with custom headers); charging it
- *   to chat-minute or to the daily data quota would halve what a legitimate page may send,
+ * - CORS preflights (`OPTIONS`) on the site paths: 'site'. A browser sends one before each
+ *   cross-origin POST; charging it to chat-minute would halve what a legitimate page may send,
  *   while site-minute still bounds a preflight flood.
  *
  * `pathname` should be the URL's pathname as the router will see it (`new URL(...).pathname`).
@@ -81,9 +82,10 @@ const DATA_PREFIX = '/api/v1/public';
 export function routeClassOf(method: string, pathname: string): RouteClass | null {
   const path = normalisePath(pathname);
   if (path !== '/sellers.json' && path !== '/api' && !path.startsWith('/api/')) return null;
+  // Every response of the data interface carries its own headers (issue 4), whatever the method.
+  if (path === DATA_PREFIX || path.startsWith(`${DATA_PREFIX}/`)) return 'data';
   const verb = method.toUpperCase();
   if (verb === 'OPTIONS') return 'site';
-  if (path === DATA_PREFIX || path.startsWith(`${DATA_PREFIX}/`)) return 'data';
   if (verb === 'POST' && path === '/api/chat') return 'chat';
   if (verb === 'POST' && path === '/api/contact') return 'contact';
   return 'site';

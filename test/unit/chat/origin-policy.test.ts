@@ -43,7 +43,7 @@ describe('CORS headers', () => {
   it('echo an allowed origin, expose the limit headers and vary by Origin', () => {
     expect(corsHeaders({ origin: 'https://site.test', allowed: true })).toEqual({
       'access-control-allow-origin': 'https://site.test',
-      'access-control-expose-headers': 'RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, X-RateLimit-Scope, X-Request-Id',
+      'access-control-expose-headers': 'RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy, Retry-After, X-RateLimit-Scope, X-RateLimit-Remaining, X-RateLimit-Reset, X-Daily-Quota-Remaining, X-Request-Id, ETag, Date',
       vary: 'Origin',
     });
   });
@@ -54,8 +54,8 @@ describe('CORS headers', () => {
   });
 
   it('add route-specific exposed headers after the shared ones', () => {
-    const headers = corsHeaders({ origin: 'https://site.test', allowed: true, expose: ['ETag'] });
-    expect(headers['access-control-expose-headers']).toBe([...CORS_EXPOSED_HEADERS, 'ETag'].join(', '));
+    const headers = corsHeaders({ origin: 'https://site.test', allowed: true, expose: ['X-Chat-Model'] });
+    expect(headers['access-control-expose-headers']).toBe([...CORS_EXPOSED_HEADERS, 'X-Chat-Model'].join(', '));
   });
 
   it('answer a preflight with methods, headers and a cache lifetime only for an allowed origin', () => {

@@ -56,7 +56,7 @@ describe('routeClassOf', () => {
     ['POST', '/api/contact', 'contact'],
     ['GET', '/api/chat', 'site'],
     ['OPTIONS', '/api/chat', 'site'],
-    ['OPTIONS', '/api/v1/public/data', 'site'],
+    ['OPTIONS', '/api/v1/public/data', 'data'],
     ['GET', '/api/v1/publicity', 'site'],
     ['GET', '/api/news', 'site'],
     ['GET', '/api/unknown-route', 'site'],
