@@ -25,6 +25,11 @@ function tooLarge(limit: number): HttpError {
   });
 }
 
+/** The client closed the connection before its body arrived: not an error of ours. */
+export class ClientAbortedError extends Error {
+  override name = 'ClientAbortedError';
+}
+
 export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) return Promise.reject(tooLarge(limit));
@@ -36,6 +41,7 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
       req.off('end', onEnd);
       req.off('error', onError);
       req.off('aborted', onAborted);
+      req.off('close', onClose);
     };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
@@ -51,14 +57,19 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
       cleanup();
       resolve(Buffer.concat(chunks, size));
     };
-    const onError = (error: Error) => {
+    const onError = () => {
       cleanup();
-      reject(error);
+      reject(new ClientAbortedError('the client closed the connection before sending its whole body'));
     };
-    const onAborted = () => onError(new Error('request aborted'));
+    const onAborted = onError;
+    // A socket closed before 'end' (Node no longer emits 'aborted' in every case).
+    const onClose = () => {
+      if (!req.complete) onError();
+    };
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('error', onError);
     req.on('aborted', onAborted);
+    req.on('close', onClose);
   });
 }

@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Logger } from 'pino';
 import { EXPOSED_HEADERS } from '../lib/cors.ts';
 import type { Services } from '../services.ts';
-import { bodyLimitFor, readBody } from './body.ts';
+import { bodyLimitFor, ClientAbortedError, readBody } from './body.ts';
 import { HttpError, renderError, toHttpError } from './problem.ts';
 import { ResponseCache, type CachedResponse } from './response-cache.ts';
 import { applySecurityHeaders, isApiPath, keepEdgeCspOnWriteHead } from './security.ts';
@@ -46,6 +46,33 @@ const EXPOSED = EXPOSED_HEADERS.join(', ');
 /** Read-only public resources anyone may fetch from a browser. */
 const PUBLIC_READ = (pathname: string) => pathname === '/api/news' || pathname === '/sellers.json' || pathname === '/openapi.json' || pathname.startsWith('/api/v1/public/');
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']);
+
+/**
+ * The path and query of an origin-form or absolute-form target (RFC 9112 section 3.2), with
+ * repeated slashes collapsed so `//api/chat` is `/api/chat` for every layer; undefined when it
+ * is neither. Resolved against a fixed base by concatenation, never as a relative reference,
+ * so `//host/path` cannot become a different host and path.
+ */
+export function parseTarget(target: string): URL | undefined {
+  let path: string;
+  if (target.startsWith('/')) path = target;
+  else if (/^https?:\/\//i.test(target)) {
+    try {
+      const absolute = new URL(target);
+      path = `${absolute.pathname}${absolute.search}`;
+    } catch {
+      return undefined;
+    }
+  } else return undefined;
+  const query = path.indexOf('?');
+  const pathname = (query === -1 ? path : path.slice(0, query)).replace(/\/{2,}/g, '/');
+  try {
+    return new URL(`http://edge.invalid${pathname}${query === -1 ? '' : path.slice(query)}`);
+  } catch {
+    return undefined;
+  }
+}
 
 function socketKey(req: IncomingMessage): string {
   return req.socket.remoteAddress ?? 'unknown';
@@ -131,11 +158,18 @@ export function createEdge(deps: EdgeDeps): Edge {
         res.end(JSON.stringify({ status: 'ready', database: services.db.engine }));
       } catch (error) {
         res.statusCode = 503;
-        res.end(JSON.stringify({ status: 'unavailable', database: services.db.engine, reason: (error as Error).message }));
+        // The reason goes to the log, not to whoever polls the probe (it may name hosts or paths).
+        log.warn({ err: error }, 'readiness check failed');
+        res.end(JSON.stringify({ status: 'unavailable', database: services.db.engine }));
       }
       return;
     }
 
+    if (!KNOWN_METHODS.has(method)) {
+      // TRACE, CONNECT and inventions: refused here, before the Fetch Request Astro builds
+      // (which cannot represent some of them) turns them into a 500.
+      return sendError(res, pathname, new HttpError(405, 'method_not_allowed', { detail: `${method} is not supported.`, headers: { allow: 'GET, HEAD, POST, OPTIONS' } }));
+    }
     const clientKey = clientKeyOf(req);
     if (isApiPath(pathname)) applyCors(req, res, pathname);
 
@@ -190,22 +224,18 @@ export function createEdge(deps: EdgeDeps): Edge {
     res.setHeader('X-Request-Id', requestId);
     if (draining) res.setHeader('Connection', 'close');
 
-    let url: URL;
-    try {
-      // Origin-form targets, and absolute-form ones which a server must also accept (RFC 9112
-      // section 3.2.2); only the path and query matter here. The base is a placeholder.
-      const target = req.url ?? '';
-      if (target.startsWith('/')) url = new URL(target, 'http://edge.invalid');
-      else if (/^https?:\/\//i.test(target)) {
-        const absolute = new URL(target);
-        url = new URL(`${absolute.pathname}${absolute.search}`, 'http://edge.invalid');
-        req.url = `${absolute.pathname}${absolute.search}`;
-      } else throw new Error('not a path');
-    } catch {
+    const url = parseTarget(req.url ?? '');
+    if (!url) {
       applySecurityHeaders(res, '/api/', deps.https);
       sendError(res, '/', new HttpError(400, 'validation_failed', { detail: 'The request target is not a valid path.' }));
       return;
     }
+    // Astro routes on req.url and builds its Request URL from Host: give it the path the edge
+    // decided on (so limits, cache keys and routing agree) and our own host, never the client's
+    // (a Host such as `x/api/chat?` or `a@b` would otherwise steer routing or break the URL).
+    req.url = `${url.pathname}${url.search}`;
+    req.headers.host = new URL(services.config.SITE_URL).host;
+    delete req.headers['x-forwarded-host'];
     applySecurityHeaders(res, url.pathname, deps.https);
 
     res.once('close', () => {
@@ -220,6 +250,12 @@ export function createEdge(deps: EdgeDeps): Edge {
     });
 
     route(req, res, url, requestId).catch((error: unknown) => {
+      if (error instanceof ClientAbortedError || req.destroyed) {
+        // The client went away mid-request: nothing to answer, nothing wrong on our side.
+        res.statusCode = 499; // nginx's "client closed request", for the log line only
+        res.destroy();
+        return;
+      }
       const httpError = toHttpError(error);
       if (httpError.status >= 500) log.error({ reqId: requestId, err: error }, 'unhandled error');
       sendError(res, url.pathname, httpError);
@@ -228,13 +264,51 @@ export function createEdge(deps: EdgeDeps): Edge {
 
   const server = createServer(
     {
-      // Bound how long a client may take to send its request (slowloris); streamed replies are unaffected.
+      // Bound how long a client may take to send its request (slowloris), checked every 5 s
+      // instead of Node's default 30 s; streamed replies are unaffected.
       requestTimeout: 30_000,
       headersTimeout: 15_000,
+      connectionsCheckingInterval: 5_000,
       keepAliveTimeout: 5_000,
     },
     handle,
   );
+  // Expect: 100-continue (RFC 9110 section 10.1.1): refuse an announced oversize body before
+  // the client sends it, instead of inviting it and answering 413 afterwards.
+  server.on('checkContinue', (req, res) => {
+    const declared = Number(req.headers['content-length']);
+    const path = parseTarget(req.url ?? '')?.pathname ?? '/';
+    if (Number.isFinite(declared) && declared > bodyLimitFor(path)) {
+      res.setHeader('Connection', 'close');
+      handle(req, res);
+      return;
+    }
+    res.writeContinue();
+    handle(req, res);
+  });
+  // Requests Node's parser refuses (bad syntax, header overflow, timeouts) get a problem body
+  // too, not a bare status line.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable || error.code === 'ECONNRESET') {
+      socket.destroy();
+      return;
+    }
+    const error400 =
+      error.code === 'HPE_HEADER_OVERFLOW'
+        ? new HttpError(431, 'headers_too_large')
+        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? new HttpError(408, 'request_timeout')
+          : new HttpError(400, 'validation_failed', { detail: 'The request is not valid HTTP/1.1.' });
+    const { status, headers, body } = renderError(error400, '/');
+    const head = Object.entries({ ...headers, 'content-length': String(Buffer.byteLength(body)), connection: 'close' })
+      .map(([name, value]) => `${name}: ${value}`)
+      .join('\r\n');
+    socket.end(`HTTP/1.1 ${status} ${error400.title}\r\n${head}\r\n\r\n${body}`);
+  });
+  // CONNECT is for proxies; we are not one.
+  server.on('connect', (_req, socket) => {
+    socket.end('HTTP/1.1 405 Method Not Allowed\r\nallow: GET, HEAD, POST, OPTIONS\r\ncontent-length: 0\r\nconnection: close\r\n\r\n');
+  });
   return {
     server,
     handle,

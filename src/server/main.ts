@@ -18,6 +18,16 @@ try {
 }
 
 const log = createLogger({ level: config.LOG_LEVEL, buffered: config.NODE_ENV === 'production' });
+// Astro's Node adapter installs an unhandledRejection listener that ignores rejections outside a
+// request, which also disables Node's default crash: log them here so a failing job or store is
+// seen. An uncaught exception leaves the process in an unknown state: log it and exit (a
+// supervisor restarts; the database is transactional).
+process.on('unhandledRejection', (reason) => log.error({ err: reason }, 'unhandled promise rejection'));
+process.on('uncaughtException', (error) => {
+  log.fatal({ err: error }, 'uncaught exception');
+  flushLogger(log);
+  process.exit(1);
+});
 try {
   const app = await createApp(config, log);
   const origin = await app.listen();

@@ -21,6 +21,8 @@ export const SITE_PROBLEM_CODES = [
   'rate_limited',
   'not_found',
   'method_not_allowed',
+  'request_timeout',
+  'headers_too_large',
   'internal_error',
 ] as const;
 export type SiteProblemCode = (typeof SITE_PROBLEM_CODES)[number];
@@ -43,6 +45,8 @@ const TITLES: Record<ErrorCode, string> = {
   rate_limited: 'Too many requests',
   not_found: 'Not found',
   method_not_allowed: 'Method not allowed',
+  request_timeout: 'Request timeout',
+  headers_too_large: 'Request header fields too large',
   internal_error: 'Internal server error',
   SVC1005: 'invalid request parameter',
   SVC1010: 'rate limit exceeded',

@@ -95,13 +95,37 @@ export async function loadStaticFiles(clientDir: string): Promise<StaticFiles> {
   return files;
 }
 
-/** Pick the smallest encoding the client accepts (RFC 9110 section 12.5.3, without q-value ranking). */
-export function negotiate(body: StoredBody, acceptEncoding: string | undefined): { bytes: Buffer; encoding?: 'br' | 'gzip' } {
-  if (acceptEncoding) {
-    if (body.br && /\bbr\b/.test(acceptEncoding)) return { bytes: body.br, encoding: 'br' };
-    if (body.gzip && /\bgzip\b/.test(acceptEncoding)) return { bytes: body.gzip, encoding: 'gzip' };
+/** Content-coding weights from Accept-Encoding (RFC 9110 section 12.5.3); names lower-cased. */
+export function acceptedEncodings(header: string | undefined): Map<string, number> {
+  const weights = new Map<string, number>();
+  for (const part of (header ?? '').split(',')) {
+    const [name, ...params] = part.trim().toLowerCase().split(';');
+    if (!name) continue;
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    const weight = q === undefined ? 1 : Number(q.slice(2));
+    weights.set(name, Number.isFinite(weight) ? Math.min(Math.max(weight, 0), 1) : 0);
   }
-  return { bytes: body.identity };
+  return weights;
+}
+
+/**
+ * Pick the encoding the client prefers among those we hold, brotli before gzip on a tie;
+ * q=0 means "not acceptable", and `*` stands for any coding not named.
+ */
+export function negotiate(body: StoredBody, acceptEncoding: string | undefined): { bytes: Buffer; encoding?: 'br' | 'gzip' } {
+  const weights = acceptedEncodings(acceptEncoding);
+  const weightOf = (coding: string) => weights.get(coding) ?? weights.get('*') ?? 0;
+  let best: { bytes: Buffer; encoding?: 'br' | 'gzip' } = { bytes: body.identity };
+  let bestWeight = 0;
+  for (const coding of ['br', 'gzip'] as const) {
+    const bytes = body[coding];
+    const weight = weightOf(coding);
+    if (bytes && weight > bestWeight) {
+      best = { bytes, encoding: coding };
+      bestWeight = weight;
+    }
+  }
+  return best;
 }
 
 /** The validator of one encoding of a body: `"abc"` becomes `"abc-br"` / `"abc-gzip"`. */

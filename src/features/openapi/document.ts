@@ -393,8 +393,9 @@ export function createOpenApiDocument(options: OpenApiOptions): OpenApiDocument 
         headers: probeHeaders,
         content: {
           'application/json': {
-            schema: z.object({ status: z.literal('unavailable'), database, reason: z.string().meta({ description: 'Why the database check failed.' }) }),
-            example: { status: 'unavailable', database: 'postgres', reason: 'connect ECONNREFUSED 127.0.0.1:5432' },
+            // The reason is logged, not published: it can name hosts and paths.
+            schema: z.object({ status: z.literal('unavailable'), database }),
+            example: { status: 'unavailable', database: 'postgres' },
           },
         },
       },

@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { readBody } from '../../../src/server/body.ts';
 import { HttpError, renderError, toHttpError } from '../../../src/server/problem.ts';
 import { ResponseCache } from '../../../src/server/response-cache.ts';
-import { cacheControlFor, etagMatches, negotiate, storeBody } from '../../../src/server/static-files.ts';
+import { parseTarget } from '../../../src/server/http.ts';
+import { acceptedEncodings, cacheControlFor, etagMatches, negotiate, storeBody, variantEtag } from '../../../src/server/static-files.ts';
 
 describe('problem rendering', () => {
   it('renders site errors as RFC 9457 problem details with the spec fields', () => {
@@ -51,6 +52,22 @@ describe('static file helpers', () => {
     expect(storeBody(Buffer.from('tiny'), 'text/plain').br).toBeUndefined();
   });
 
+  it('weighs Accept-Encoding by q-value, with q=0 refusing a coding and * standing for the rest', () => {
+    const body = storeBody(Buffer.from('x'.repeat(5000)), 'text/plain');
+    expect(acceptedEncodings('gzip;q=0.5, BR;q=0.1')).toEqual(new Map([['gzip', 0.5], ['br', 0.1]]));
+    expect(negotiate(body, 'gzip;q=0.5, br;q=0.1').encoding).toBe('gzip');
+    expect(negotiate(body, 'br;q=0, gzip').encoding).toBe('gzip');
+    expect(negotiate(body, 'gzip;q=0, identity').encoding).toBeUndefined();
+    expect(negotiate(body, '*').encoding).toBe('br');
+    expect(negotiate(body, '*, br;q=0').encoding).toBe('gzip');
+  });
+
+  it('gives each encoding its own validator and matches any of them on revalidation', () => {
+    expect(variantEtag('"abc"', 'br')).toBe('"abc-br"');
+    expect(variantEtag('"abc"', undefined)).toBe('"abc"');
+    expect(etagMatches('"abc-gzip"', '"abc"')).toBe(true);
+  });
+
   it('compares If-None-Match weakly and understands lists and *', () => {
     expect(etagMatches('"a", W/"b"', '"b"')).toBe(true);
     expect(etagMatches('*', '"x"')).toBe(true);
@@ -77,6 +94,16 @@ async function roundTrip(handler: (req: IncomingMessage, res: ServerResponse) =>
     req.end(body);
   });
 }
+
+describe('parseTarget', () => {
+  it('takes origin-form and absolute-form targets and collapses repeated slashes', () => {
+    expect(parseTarget('/api/news?x=1')?.href).toBe('http://edge.invalid/api/news?x=1');
+    expect(parseTarget('//api//chat')?.pathname).toBe('/api/chat');
+    expect(parseTarget('http://evil.example//api/chat?a=b//c')?.href).toBe('http://edge.invalid/api/chat?a=b//c');
+    expect(parseTarget('*')).toBeUndefined();
+    expect(parseTarget('api/news')).toBeUndefined();
+  });
+});
 
 describe('readBody', () => {
   it('returns the bytes of a body within the limit', async () => {
