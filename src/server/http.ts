@@ -90,6 +90,16 @@ export function createEdge(deps: EdgeDeps): Edge {
   const clientKeyOf = deps.clientKey ?? socketKey;
   const notFoundPage = statics.get('/404.html');
   let draining = false;
+  // The site's host, re-derived only when SITE_URL changes (PORT=0 learns its port at listen).
+  let siteHostFor = '';
+  let siteHostValue = '';
+  const siteHost = () => {
+    if (siteHostFor !== services.config.SITE_URL) {
+      siteHostFor = services.config.SITE_URL;
+      siteHostValue = new URL(siteHostFor).host;
+    }
+    return siteHostValue;
+  };
 
   function sendError(res: ServerResponse, pathname: string, error: HttpError): void {
     const rendered = renderError(error, pathname);
@@ -234,7 +244,7 @@ export function createEdge(deps: EdgeDeps): Edge {
     // decided on (so limits, cache keys and routing agree) and our own host, never the client's
     // (a Host such as `x/api/chat?` or `a@b` would otherwise steer routing or break the URL).
     req.url = `${url.pathname}${url.search}`;
-    req.headers.host = new URL(services.config.SITE_URL).host;
+    req.headers.host = siteHost();
     delete req.headers['x-forwarded-host'];
     applySecurityHeaders(res, url.pathname, deps.https);
 

@@ -36,7 +36,8 @@ export class ResponseCache {
     this.#maxTtlMs = maxTtlMs;
     this.#lru = new LRUCache<string, CachedResponse>({
       maxSize: maxBytes,
-      sizeCalculation: (entry) => entry.body.identity.length + (entry.body.br?.length ?? 0) + (entry.body.gzip?.length ?? 0) + 256,
+      // Identity bytes plus room for the variants made on demand (each smaller than the identity).
+      sizeCalculation: (entry) => entry.body.identity.length * 2 + 256,
       ttlAutopurge: false,
     });
   }
@@ -127,7 +128,7 @@ export class ResponseCache {
       const contentType = String(headers['content-type'] ?? 'application/octet-stream');
       const etag = headers['etag'] === undefined ? strongEtag(identity) : String(headers['etag']);
       headers['etag'] = etag;
-      this.#lru.set(key, { status: 200, headers, body: storeBody(identity, contentType), etag }, { ttl });
+      this.#lru.set(key, { status: 200, headers, body: storeBody(identity, contentType, 'lazy'), etag }, { ttl });
     });
   }
 }

@@ -14,6 +14,11 @@ export interface StoredBody {
   identity: Buffer;
   br?: Buffer;
   gzip?: Buffer;
+  /**
+   * Variants not made yet but worth making on first demand (cached API responses: most API
+   * clients send no Accept-Encoding, so a cache fill should not pay for compression).
+   */
+  lazy?: boolean;
 }
 
 export interface StaticFile {
@@ -51,15 +56,28 @@ function contentTypeOf(file: string, bytes: Buffer): string {
 
 const COMPRESSIBLE = /^(text\/|application\/(json|javascript|xml|manifest\+json|rss\+xml)|image\/svg\+xml)/;
 
-export function storeBody(identity: Buffer, contentType: string): StoredBody {
+/**
+ * Keep a body with its compressed variants. `eager` (prebuilt files, once at start-up) compresses
+ * hard now; `lazy` (cache fills, on the request path) defers to the first client that asks, at
+ * settings that cost ~0.1 ms instead of brotli-9's ~2 ms for a few KiB.
+ */
+export function storeBody(identity: Buffer, contentType: string, mode: 'eager' | 'lazy' = 'eager'): StoredBody {
   if (identity.length < 1024 || !COMPRESSIBLE.test(contentType)) return { identity };
-  const br = brotliCompressSync(identity, { params: { [zlib.BROTLI_PARAM_QUALITY]: 9, [zlib.BROTLI_PARAM_SIZE_HINT]: identity.length } });
-  const gzip = gzipSync(identity, { level: 9 });
-  return {
-    identity,
-    ...(br.length < identity.length ? { br } : {}),
-    ...(gzip.length < identity.length ? { gzip } : {}),
-  };
+  if (mode === 'lazy') return { identity, lazy: true };
+  return withVariant(withVariant({ identity }, 'br', 9), 'gzip', 9);
+}
+
+function compress(bytes: Buffer, coding: 'br' | 'gzip', level: number): Buffer {
+  return coding === 'br'
+    ? brotliCompressSync(bytes, { params: { [zlib.BROTLI_PARAM_QUALITY]: level, [zlib.BROTLI_PARAM_LGWIN]: level >= 9 ? 22 : 16, [zlib.BROTLI_PARAM_SIZE_HINT]: bytes.length } })
+    : gzipSync(bytes, { level });
+}
+
+/** Add one encoded variant, kept only when it is smaller than the identity bytes. */
+function withVariant(body: StoredBody, coding: 'br' | 'gzip', level: number): StoredBody {
+  const encoded = compress(body.identity, coding, level);
+  if (encoded.length < body.identity.length) body[coding] = encoded;
+  return body;
 }
 
 export function strongEtag(bytes: Buffer): string {
@@ -118,8 +136,9 @@ export function negotiate(body: StoredBody, acceptEncoding: string | undefined):
   let best: { bytes: Buffer; encoding?: 'br' | 'gzip' } = { bytes: body.identity };
   let bestWeight = 0;
   for (const coding of ['br', 'gzip'] as const) {
-    const bytes = body[coding];
     const weight = weightOf(coding);
+    if (body.lazy && body[coding] === undefined && weight > bestWeight) withVariant(body, coding, coding === 'br' ? 5 : 6);
+    const bytes = body[coding];
     if (bytes && weight > bestWeight) {
       best = { bytes, encoding: coding };
       bestWeight = weight;
