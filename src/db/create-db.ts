@@ -30,6 +30,13 @@ export interface DbOptions {
   poolSize?: number;
 }
 
+/**
+ * How long a SQLite statement waits for another connection's write lock. better-sqlite3 waits
+ * synchronously, so this is also the longest a write can stall: kept below the 5 s in which a
+ * write endpoint must answer (502 rather than a hang, issue 5).
+ */
+export const SQLITE_BUSY_TIMEOUT_MS = 3_750;
+
 export function engineOf(url: string): Engine {
   return /^postgres(ql)?:\/\//i.test(url) ? 'postgres' : 'sqlite';
 }
@@ -57,7 +64,7 @@ export function createDb(url: string, options: DbOptions = {}): DbHandle {
         database: async () => {
           const { default: SQLite } = await import('better-sqlite3');
           if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-          const conn = new SQLite(path, { timeout });
+          const conn = new SQLite(path, { timeout: Math.min(timeout, SQLITE_BUSY_TIMEOUT_MS) });
           // WAL lets readers run beside the one writer; with synchronous=NORMAL a committed
           // transaction survives a process kill (FULL adds power-loss durability).
           conn.pragma('journal_mode = WAL');
