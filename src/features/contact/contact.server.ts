@@ -32,8 +32,9 @@ export interface StoreOptions {
   /** Epoch ms of the submission; now by default. */
   now?: number;
   /**
-   * Longest the database may wait on a lock or a slow statement, in ms. The store then fails
-   * (and stores nothing) instead of committing after the caller has given up on it.
+   * Longest PostgreSQL may wait on a lock or a slow statement, in ms. The store then fails
+   * (and stores nothing) instead of committing after the caller has given up on it. SQLite's
+   * bound is the connection's busy_timeout (SQLITE_BUSY_TIMEOUT_MS).
    */
   lockTimeoutMs?: number;
 }
