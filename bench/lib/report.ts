@@ -1,0 +1,164 @@
+/** bench/RESULTS.md: the tables, the machine, the method, and profiles of targets not met. */
+import type { BuildOutcome } from '../scenarios/astro-build.ts';
+import { BUILD_TARGET_SECONDS } from '../scenarios/astro-build.ts';
+import { CHAT_TARGET, type ChatOutcome } from '../scenarios/chat.ts';
+import { describeTarget, type HttpOutcome } from '../scenarios/http.ts';
+import { REMATERIALIZE_TARGET_MS, type DayOutcome, type MaterializeOutcome } from '../scenarios/materialize.ts';
+import type { LoadResult } from './load.ts';
+import type { Settings } from './settings.ts';
+import type { Machine } from './system.ts';
+
+export const RSS_TARGET_MB = 150;
+
+export interface Results {
+  settings: Settings;
+  machine: Machine;
+  started: Date;
+  finished?: Date;
+  loadAfter?: number[];
+  /** HEAD when the run ended: the code under test changed during the run if it differs. */
+  commitAfter?: string;
+  http: HttpOutcome[];
+  chat?: ChatOutcome;
+  /** Peak RSS (VmHWM) of each server instance after its scenarios. */
+  rss: Array<{ name: string; mb: number }>;
+  materialize?: MaterializeOutcome;
+  day?: DayOutcome;
+  build?: BuildOutcome;
+  /** Markdown sections, one per target not met. */
+  profiles: string[];
+}
+
+const int = (n: number) => Math.round(n).toLocaleString('en');
+const ms = (n: number) => (n < 10 ? n.toFixed(1) : n.toFixed(0));
+const verdict = (met: boolean | undefined) => (met === undefined ? 'pending' : met ? 'yes' : '**no**');
+
+/** Baseline CPU per request over ours: the req/s ratio to expect were both alone on their core. */
+function costRatio(ours: LoadResult, baseline: LoadResult | undefined): string {
+  if (ours.cpuUsPerRequest === undefined || baseline?.cpuUsPerRequest === undefined) return '-';
+  return `${(baseline.cpuUsPerRequest / ours.cpuUsPerRequest).toFixed(2)} x`;
+}
+
+function httpTable(outcomes: readonly HttpOutcome[]): string[] {
+  const rows = outcomes.map((o) => {
+    const b = o.baseline;
+    const baseline = o.scenario.baseline === 'query' ? 'query baseline' : o.scenario.baseline ?? '-';
+    const cpu = (r: LoadResult | undefined) => (r?.serverCpu === undefined ? '-' : `${Math.round(r.serverCpu * 100)} %`);
+    const us = (r: LoadResult | undefined) => (r?.cpuUsPerRequest === undefined ? '-' : int(r.cpuUsPerRequest));
+    const note = o.invalid ? ` (invalid: ${o.invalid})` : o.noisy ? ` (noisy: ${o.noisy}; see CPU-cost ratio)` : '';
+    return (
+      `| ${o.scenario.name} | ${int(o.ours.rps)} | ${o.ours.p50} | ${o.ours.p99} | ${cpu(o.ours)} | ${us(o.ours)} | ${Math.round(o.ours.loadGenCpu * 100)} % | ${baseline} | ${b ? int(b.rps) : '-'} | ${b ? b.p99 : '-'} | ` +
+      `${cpu(b)} | ${us(b)} | ${o.ratio === undefined ? '-' : `${o.ratio.toFixed(2)} x`} | ${costRatio(o.ours, b)} | ${describeTarget(o.scenario.target, baseline)} | ${verdict(o.met)}${note} |`
+    );
+  });
+  return [
+    '| scenario | req/s | p50 ms | p99 ms | server CPU | CPU us/req | load gen CPU | baseline | baseline req/s | baseline p99 ms | baseline CPU | baseline CPU us/req | ratio | CPU-cost ratio | target | met |',
+    '|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---|---|',
+    ...rows,
+  ];
+}
+
+function otherTable(r: Results): string[] {
+  const rows: string[] = [];
+  if (r.chat) {
+    const c = r.chat.result;
+    rows.push(
+      `| POST /api/chat, built-in assistant, time to first byte at ${r.settings.chatWorkers} clients | p50 ${ms(c.p50)} ms, p99 ${ms(c.p99)} ms, max ${ms(c.max)} ms (${int(c.requests)} replies) | - | - | p50 <= ${CHAT_TARGET.p50Ms} ms, p99 <= ${CHAT_TARGET.p99Ms} ms | ${verdict(r.chat.met)}${r.chat.invalid ? ` (invalid: ${r.chat.invalid})` : ''} |`,
+    );
+  }
+  if (r.rss.length > 0) {
+    const peak = Math.max(...r.rss.map((x) => x.mb));
+    const detail = r.rss.map((x) => `${x.name} ${ms(x.mb)} MB`).join(', ');
+    rows.push(`| server peak RSS (VmHWM) under the scenarios above | ${ms(peak)} MB (${detail}) | - | - | <= ${RSS_TARGET_MB} MB | ${verdict(peak <= RSS_TARGET_MB)} |`);
+  }
+  if (r.materialize) {
+    const m = r.materialize;
+    rows.push(
+      m.skipped
+        ? `| materialise ${int(m.events)} events over ${r.settings.days} days | skipped: ${m.skipped} | sqlite3 CLI | - | <= 1.0 x sqlite3 CLI | pending |`
+        : `| materialise ${int(m.events)} events over ${r.settings.days} days | ${ms(m.nodeMs! / 1000)} s | sqlite3 CLI ${m.cliVersion ?? ''}: ${ms(m.cliMs! / 1000)} s | ${m.ratio!.toFixed(2)} x | <= 1.0 x sqlite3 CLI | ${verdict(m.met)} |`,
+    );
+  }
+  if (r.day) {
+    const d = r.day;
+    const sorted = [...d.ms].sort((a, b) => a - b);
+    rows.push(
+      `| re-materialise one day of ${int(d.events)} events | max ${ms(Math.max(...d.ms))} ms, median ${ms(sorted[Math.floor(sorted.length / 2)]!)} ms (calls: ${d.ms.map(ms).join(', ')}) | - | - | <= ${REMATERIALIZE_TARGET_MS} ms | ${verdict(d.met)} |`,
+    );
+  }
+  if (r.build) {
+    const b = r.build;
+    rows.push(`| astro build with ${int(b.articles)} extra news articles (cold cache) | ${b.seconds.toFixed(1)} s${b.error ? ` (failed: ${b.error.split('\n')[0]})` : ''} | - | - | <= ${BUILD_TARGET_SECONDS} s | ${verdict(b.met)} |`);
+  }
+  return ['| measurement | result | baseline | ratio | target | met |', '|---|---|---|---:|---|---|', ...rows];
+}
+
+export function renderResults(r: Results, notes?: string): string {
+  const m = r.machine;
+  const s = r.settings;
+  const load = (l: readonly number[] | undefined) => (l ? l.map((x) => x.toFixed(2)).join(' / ') : '?');
+  const unmet = r.http.filter((o) => !o.met).length + (r.chat && !r.chat.met ? 1 : 0);
+  return [
+    '# Benchmark results',
+    '',
+    `Written by \`${s.quick ? 'npx node bench/run.ts --quick' : 'npm run bench'}\` on ${r.started.toISOString()}` +
+      `${r.finished ? ` (took ${Math.round((r.finished.getTime() - r.started.getTime()) / 1000)} s)` : ''}. ` +
+      (s.quick ? 'QUICK MODE: one short round each, fewer events; figures are indicative only. ' : '') +
+      'Do not edit by hand: run the benchmark again (bench/NOTES.md holds the hand-written analysis appended below).',
+    '',
+    '## Machine',
+    '',
+    '| | |',
+    '|---|---|',
+    `| CPU | ${m.cpu}, ${m.cores} cores |`,
+    `| memory | ${m.memoryGb.toFixed(1)} GiB |`,
+    `| Node | ${m.node} |`,
+    `| packages | ${Object.entries(m.packages).map(([name, v]) => `${name} ${v}`).join(', ')} |`,
+    `| SQLite | ${m.sqlite} (better-sqlite3), ${m.sqliteCli} (sqlite3 CLI) |`,
+    `| commit | ${m.commit}${r.commitAfter && r.commitAfter !== m.commit ? `; at the end ${r.commitAfter} (the code changed during the run: servers started later ran newer code)` : ''} |`,
+    `| load average (1/5/15 min) | before ${load(m.loadBefore)}, after ${load(r.loadAfter)} |`,
+    '',
+    '## Results',
+    '',
+    `Medians of ${s.rounds} round${s.rounds === 1 ? '' : 's'} of ${s.seconds} s per side at ${s.connections} connections, after ${s.warmupSeconds} s of unmeasured warm-up; ` +
+      'ratio = our req/s / the baseline\'s. Latencies are autocannon\'s (whole milliseconds). Server CPU is the share of its core the server used during the run ' +
+      '(near 100 % means the server, not the load generator, was the bottleneck); CPU us/req is the server\'s CPU time per response, which depends far less ' +
+      'than req/s on what else the machine was doing; load gen CPU is the load generator\'s share of its own core during our runs. ' +
+      'CPU-cost ratio = baseline CPU us/req / ours: the req/s ratio to expect if each had its core to itself; when other processes share the machine ' +
+      '(see the load average above) it is the steadier of the two ratios. Targets are judged on the req/s ratio, as the issue defines them.',
+    '',
+    ...httpTable(r.http),
+    '',
+    ...otherTable(r),
+    '',
+    '## Method',
+    '',
+    '- The server under test runs `node src/server/main.ts` with NODE_ENV=production, LOG_LEVEL=info (logging is part of what is measured, to a file), ' +
+      'JOBS_ENABLED=false, DIST_DIR = a build made for the run (`astro build` into /tmp/bench-run/dist) and DATABASE_URL = a SQLite file seeded by ' +
+      '`jobs/cli/seed.ts` (400 days, about 1.1 million events, materialised). Every RATE_LIMIT_* is 1,000,000,000 except in the 429 rows, whose ' +
+      'instance has RATE_LIMIT_SITE_MINUTE, RATE_LIMIT_DATA_MINUTE and RATE_LIMIT_DATA_DAY at 1: the limiter runs on every request, it just never refuses.',
+    '- Servers and baselines are pinned to core 0 (`taskset -c 0`), the load generator (autocannon, in the benchmark process, and the chat loop) to core 1.',
+    '- **ceiling**: a node:http server answering every request with the exact bytes, status and Content-Type our server sent for that URL (captured ' +
+      'once before the rounds; identity encoding on both sides, as autocannon sends no Accept-Encoding). **query baseline**: node:http running the ' +
+      'SQL kysely sends for the data endpoint (captured from a real `readDailyStats` call) as a better-sqlite3 prepared statement on the same file, ' +
+      'mapping rows to records and `JSON.stringify`.',
+    '- Cache miss: a separate instance with RESPONSE_CACHE_MAX_BYTES=1, so no response fits the cache, driven with every 31-day range of the seeded ' +
+      'period in turn (the query baseline gets the same URLs). Cache hit: one settled 31-day range, repeated.',
+    '- Contact: valid JSON submissions, each stored (SQLite WAL, synchronous=NORMAL) before the 200; no baseline, the target is absolute.',
+    `- Chat: ${s.chatWorkers} concurrent fetch clients, Origin = the server's origin, each timing until the first body chunk and reading the whole ` +
+      'streamed reply before its next request.',
+    '- Peak RSS: /proc/<pid>/status VmHWM of each server instance after all of its scenarios ran.',
+    `- Materialisation: ${s.events.toLocaleString('en')} events (1 in 20 a transaction) evenly over ${s.days} days, written by SQLite itself ` +
+      '(recursive CTE); `materialize()` (jobs/materialize.ts, timed inside its process) against `sqlite3 <file>` running the same statements ' +
+      '(`materializeStatement`, batch by batch, each in a transaction, after the pragmas createDb sets), both on core 0, alternately; the rollup is ' +
+      'checked after each run. The re-materialised day is topped up to 30,000 events; the time is the worst of 5 calls on an open connection.',
+    '- Build: a copy of the repository (tracked and untracked files, node_modules symlinked) with the extra articles, cold Astro cache, wall time.',
+    '',
+    ...(r.profiles.length > 0
+      ? ['## Targets not met: where the time goes', '', 'Profiles of a fresh server under the same load (`node --cpu-prof`), self time.', '', ...r.profiles]
+      : unmet > 0
+        ? ['## Targets not met', '', 'Not profiled in this run (quick mode): `npm run bench`, or add `--profile`, captures a CPU profile for each.', '']
+        : []),
+    ...(notes ? ['## Analysis (bench/NOTES.md)', '', notes.replace(/^# .*\n+/, '')] : []),
+  ].join('\n');
+}

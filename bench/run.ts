@@ -1,0 +1,234 @@
+/**
+ * The benchmark suite of issue 11: every scenario beside its baseline, medians over alternating
+ * rounds, a table on stdout and in bench/RESULTS.md.
+ *
+ *   npm run bench                       # full: 3 rounds of 10 s, 10 million events (~15 min)
+ *   npm run bench -- --quick            # 1 round of 2 s, 1 million events (< 2 min)
+ *   npm run bench -- --only=data-hit,chat
+ *   npm run bench -- --quick --profile  # also profile targets not met (the full run always does)
+ *   npm run bench -- --render           # rewrite RESULTS.md from the last run (after editing NOTES.md)
+ *
+ * Scenario ids for --only: the HTTP ones in scenarios/http.ts, and chat, materialize, build.
+ * Everything it creates lives in /tmp/bench-run (a seeded database, a build, logs, profiles);
+ * ./dist and ./data are never touched.
+ */
+import { mkdirSync, rmSync, symlinkSync, writeFileSync, existsSync, readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import Database from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
+import type { Database as Schema } from '../src/db/schema.ts';
+import { formatDay, parseDay } from '../src/features/stats/calendar.ts';
+import { readDailyStats } from '../src/features/stats/stats.server.ts';
+import { load, timeToFirstByte, type LoadResult } from './lib/load.ts';
+import { canPin, hasCommand, pinned, pinSelf, runCommand, startServer, type Running } from './lib/proc.ts';
+import { profileIn, profileMarkdown, summarise } from './lib/profile.ts';
+import { renderResults, type Results } from './lib/report.ts';
+import { settingsFor } from './lib/settings.ts';
+import { commitOf, machine } from './lib/system.ts';
+import { runAstroBuild } from './scenarios/astro-build.ts';
+import { runChat } from './scenarios/chat.ts';
+import { HTTP_SCENARIOS, loadSpec, runHttpScenario, type HttpContext, type HttpOutcome, type Instances } from './scenarios/http.ts';
+import { compareWithCli, prepareEvents, profileMaterialize, rematerializeDay, SQLITE_CLI_MISSING } from './scenarios/materialize.ts';
+
+const repo = resolve(import.meta.dirname, '..');
+process.chdir(repo);
+const { values: flags } = parseArgs({ options: { quick: { type: 'boolean', default: false }, profile: { type: 'boolean', default: false }, render: { type: 'boolean', default: false }, only: { type: 'string' } } });
+const settings = settingsFor(flags.quick ?? false);
+const only = flags.only ? new Set(flags.only.split(',')) : undefined;
+const wanted = (id: string) => !only || only.has(id);
+/** CPU profiles of targets not met: always in the full run; in quick mode only when asked (they take a while). */
+const profiling = !settings.quick || (flags.profile ?? false);
+const workDir = '/tmp/bench-run';
+const say = (line: string) => process.stdout.write(`${line}\n`);
+
+/** Rate limits far out of the way, so throughput scenarios measure the limiter, never a refusal. */
+const HIGH_LIMITS = Object.fromEntries(
+  ['SITE_MINUTE', 'CHAT_MINUTE', 'CHAT_DAY', 'CONTACT_HOUR', 'CONTACT_DAY', 'DATA_MINUTE', 'DATA_DAY'].map((w) => [`RATE_LIMIT_${w}`, '1000000000']),
+);
+
+function serverEnv(extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    PATH: process.env['PATH'] ?? '',
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'info', // logging is part of what is measured
+    HOST: '127.0.0.1',
+    PORT: '0',
+    DATABASE_URL: join(workDir, 'site.db'),
+    DIST_DIR: join(workDir, 'dist'),
+    JOBS_ENABLED: 'false',
+    ...HIGH_LIMITS,
+    ...extra,
+  };
+}
+
+const INSTANCE_ENV: Record<'main' | 'nocache' | 'limited', Record<string, string>> = {
+  main: serverEnv(),
+  nocache: serverEnv({ RESPONSE_CACHE_MAX_BYTES: '1' }),
+  limited: serverEnv({ RATE_LIMIT_SITE_MINUTE: '1', RATE_LIMIT_DATA_MINUTE: '1', RATE_LIMIT_DATA_DAY: '1' }),
+};
+
+function startInstance(name: keyof typeof INSTANCE_ENV, nodeFlags: readonly string[] = []): Promise<Running> {
+  return startServer({ name: `server (${name})`, args: [...nodeFlags, 'src/server/main.ts'], env: INSTANCE_ENV[name], logFile: join(workDir, `server-${name}.log`) });
+}
+
+/** The SQL kysely sends for the data endpoint's query, captured from a real call. */
+async function dataQuerySql(file: string): Promise<string> {
+  let captured = '';
+  const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: new Database(file, { readonly: true }) }), log: (event) => void (captured = event.query.sql) });
+  await readDailyStats(db, '2000-01-01', '2000-01-31');
+  await db.destroy();
+  return captured;
+}
+
+function dataPaths(file: string): { settledPath: string; rangePaths: string[] } {
+  const conn = new Database(file, { readonly: true });
+  const { first, last } = conn.prepare('SELECT min(day) AS first, max(day) AS last FROM daily_stat').get() as { first: string; last: string };
+  conn.close();
+  const path = (start: number) => `/api/v1/public/data?startDate=${formatDay(start)}&endDate=${formatDay(start + 30)}`;
+  const rangePaths: string[] = [];
+  for (let start = parseDay(first); start + 30 <= parseDay(last); start++) rangePaths.push(path(start));
+  return { settledPath: path(parseDay(first)), rangePaths };
+}
+
+async function prepare(): Promise<void> {
+  rmSync(workDir, { recursive: true, force: true });
+  mkdirSync(workDir, { recursive: true });
+  // The build's server chunks import packages: resolution walks up from /tmp/bench-run/dist.
+  symlinkSync(join(repo, 'node_modules'), join(workDir, 'node_modules'));
+  say(`preparing in ${workDir}: seeding the database and building the site (astro build) side by side`);
+  const [seed, build] = await Promise.all([
+    runCommand(...pinned('0,1', process.execPath, ['jobs/cli/seed.ts']), { env: { PATH: process.env['PATH'] ?? '', DATABASE_URL: join(workDir, 'site.db') } }),
+    runCommand(...pinned('0,1', process.execPath, ['node_modules/astro/bin/astro.mjs', 'build']), {
+      env: { ...(process.env as Record<string, string>), ASTRO_OUT_DIR: join(workDir, 'dist'), ASTRO_CACHE_DIR: join(workDir, 'astro-cache') },
+    }),
+  ]);
+  if (seed.code !== 0) throw new Error(`seeding failed:\n${seed.stderr || seed.stdout}`);
+  if (build.code !== 0) throw new Error(`astro build failed:\n${(build.stderr || build.stdout).split('\n').slice(-30).join('\n')}`);
+  say(`  ${seed.stdout.trim()}`);
+  say(`  astro build: ${(build.ms / 1000).toFixed(1)} s`);
+}
+
+async function main(): Promise<void> {
+  const started = new Date();
+  if (!canPin) say('warning: taskset or a second core is missing; servers and load generator share the CPU');
+  if (!hasCommand('sqlite3')) say(`warning: ${SQLITE_CLI_MISSING}; the materialisation comparison will be skipped`);
+  pinSelf();
+  const results: Results = { settings, machine: machine(repo), started, http: [], rss: [], profiles: [] };
+  await prepare();
+
+  if (HTTP_SCENARIOS.some((s) => wanted(s.id)) || wanted('chat')) await runServers(results);
+
+  if (wanted('materialize')) {
+    say(`materialisation: writing ${settings.events.toLocaleString('en')} events over ${settings.days} days`);
+    const t = performance.now();
+    const plan = await prepareEvents(workDir, settings);
+    say(`  written in ${((performance.now() - t) / 1000).toFixed(1)} s; materialize() against the sqlite3 CLI`);
+    results.materialize = await compareWithCli(plan, settings);
+    say(`  ${JSON.stringify(results.materialize)}`);
+    results.day = await rematerializeDay(plan, settings);
+    say(`  one day of ${results.day.events} events: ${results.day.ms.map((ms) => ms.toFixed(1)).join(', ')} ms`);
+    if (profiling && results.materialize.ratio !== undefined && !results.materialize.met) {
+      const dir = join(workDir, 'profiles', 'materialize');
+      await profileMaterialize(plan, dir);
+      const file = profileIn(dir);
+      if (file) results.profiles.push(profileMarkdown(`materialize(): ${settings.events.toLocaleString('en')} events`, summarise(file)));
+    }
+    rmSync(plan.file, { force: true }); // up to a gigabyte
+  }
+  if (wanted('build')) {
+    say(`astro build with ${settings.articles} extra news articles`);
+    results.build = await runAstroBuild(repo, workDir, settings.articles);
+    say(`  ${results.build.seconds.toFixed(1)} s${results.build.error ? `: ${results.build.error}` : ''}`);
+  }
+
+  results.finished = new Date();
+  results.loadAfter = loadavg();
+  results.commitAfter = commitOf(repo);
+  writeFileSync(join(workDir, 'results.json'), JSON.stringify(results));
+  writeResults(results);
+  for (const log of ['server-main.log', 'server-nocache.log', 'server-limited.log']) rmSync(join(workDir, log), { force: true });
+}
+
+/** bench/RESULTS.md from the figures and the hand-written bench/NOTES.md; the tables also to stdout. */
+function writeResults(results: Results): void {
+  const notesFile = join(repo, 'bench', 'NOTES.md');
+  const markdown = renderResults(results, existsSync(notesFile) ? readFileSync(notesFile, 'utf8') : undefined);
+  writeFileSync(join(repo, 'bench', 'RESULTS.md'), markdown);
+  say(`\n${markdown.slice(markdown.indexOf('## Results'), markdown.indexOf('## Method'))}`);
+  say('written to bench/RESULTS.md');
+}
+
+/** The HTTP scenarios and the chat against three server instances, then their peak RSS. */
+async function runServers(results: Results): Promise<void> {
+  const db = join(workDir, 'site.db');
+  const instances: Instances = {
+    main: await startInstance('main'),
+    nocache: await startInstance('nocache'),
+    limited: await startInstance('limited'),
+    query: await startServer({ name: 'query baseline', args: ['bench/baselines.ts', 'query', db, await dataQuerySql(db)], env: { PATH: process.env['PATH'] ?? '' }, logFile: join(workDir, 'query.log') }),
+  };
+  const context: HttpContext = { instances, ...dataPaths(db), settings, workDir };
+  try {
+    for (const scenario of HTTP_SCENARIOS.filter((s) => wanted(s.id))) {
+      say(`running ${scenario.id}: ${scenario.name}`);
+      const outcome = await runHttpScenario(scenario, context);
+      results.http.push(outcome);
+      const fig = (r: LoadResult) => `${r.rps.toFixed(0)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, server CPU ${Math.round((r.serverCpu ?? 0) * 100)} % (${Math.round(r.cpuUsPerRequest ?? 0)} us/req), load gen ${Math.round(r.loadGenCpu * 100)} %`;
+      const vs = outcome.baseline ? ` | ${scenario.baseline}: ${fig(outcome.baseline)} | ${outcome.ratio!.toFixed(2)} x` : '';
+      say(`  ours: ${fig(outcome.ours)}${vs}: ${outcome.met ? 'met' : 'NOT met'}${outcome.invalid ? ` (${outcome.invalid})` : ''}`);
+    }
+    if (wanted('chat')) {
+      say('running chat: POST /api/chat time to first byte');
+      results.chat = await runChat(instances.main, settings);
+      say(`  TTFB p50 ${results.chat.result.p50.toFixed(1)} ms, p99 ${results.chat.result.p99.toFixed(1)} ms: ${results.chat.met ? 'met' : 'NOT met'}`);
+    }
+  } finally {
+    for (const [name, server] of Object.entries(instances)) {
+      if (name !== 'query') results.rss.push({ name: server.name, mb: server.peakRssMb() });
+      await server.stop();
+    }
+  }
+  if (profiling) await profileUnmet(results.http, context, results);
+}
+
+/** For each HTTP or chat target not met: a CPU profile of a fresh server under the same load. */
+async function profileUnmet(outcomes: readonly HttpOutcome[], context: HttpContext, results: Results): Promise<void> {
+  const jobs: Array<{ id: string; title: string; instance: keyof typeof INSTANCE_ENV; drive: (server: Running) => Promise<unknown> }> = [];
+  for (const o of outcomes.filter((x) => !x.met && !x.invalid)) {
+    jobs.push({ id: o.scenario.id, title: o.scenario.name, instance: o.scenario.instance, drive: (server) => load(loadSpec(o.scenario, context, server.url, settings.seconds)) });
+  }
+  if (results.chat && !results.chat.met && !results.chat.invalid) {
+    jobs.push({
+      id: 'chat',
+      title: 'POST /api/chat (built-in assistant)',
+      instance: 'main',
+      drive: (server) =>
+        timeToFirstByte({ url: `${server.url}/api/chat`, headers: { 'content-type': 'application/json', origin: server.url }, bodies: [JSON.stringify({ messages: [{ role: 'user', content: 'How do I use the data API?' }] })], workers: settings.chatWorkers, seconds: settings.seconds }),
+    });
+  }
+  for (const job of jobs) {
+    const dir = join(workDir, 'profiles', job.id);
+    say(`profiling ${job.id} (node --cpu-prof)`);
+    const server = await startInstance(job.instance, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
+    const microseconds = () => Number(process.hrtime.bigint() / 1000n);
+    let window: [number, number];
+    try {
+      const from = microseconds();
+      await job.drive(server);
+      window = [from, microseconds()];
+    } finally {
+      await server.stop();
+    }
+    const file = profileIn(dir);
+    if (file) results.profiles.push(profileMarkdown(`${job.title} (samples while under load only)`, summarise(file, window)));
+  }
+}
+
+if (flags.render) {
+  const saved = JSON.parse(readFileSync(join(workDir, 'results.json'), 'utf8')) as Results;
+  writeResults({ ...saved, started: new Date(saved.started), ...(saved.finished ? { finished: new Date(saved.finished) } : {}) });
+} else {
+  await main();
+}
