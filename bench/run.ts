@@ -6,14 +6,18 @@
  *   npm run bench -- --quick            # 1 round of 2 s, 1 million events (< 2 min)
  *   npm run bench -- --only=data-hit,chat
  *   npm run bench -- --quick --profile  # also profile targets not met (the full run always does)
- *   npm run bench -- --render           # rewrite RESULTS.md from the last run (after editing NOTES.md)
+ *   npm run bench -- --render           # rewrite RESULTS.md from the last full run (after editing NOTES.md)
+ *
+ * Only a full run of every scenario replaces bench/RESULTS.md; --quick and --only runs write
+ * theirs into their work folder.
  *
  * Scenario ids for --only: the HTTP ones in scenarios/http.ts, and chat, materialize, build.
- * Everything it creates lives in /tmp/bench-run (a seeded database, a build, logs, profiles);
- * ./dist and ./data are never touched.
+ * Everything it creates lives in a fresh /tmp/bench-run-XXXXXX (a seeded database, a build, logs,
+ * profiles); ./dist and ./data are never touched. One run at a time (a lock file): two would
+ * distort each other's figures.
  */
-import { mkdirSync, rmSync, symlinkSync, writeFileSync, existsSync, readFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
@@ -40,7 +44,12 @@ const only = flags.only ? new Set(flags.only.split(',')) : undefined;
 const wanted = (id: string) => !only || only.has(id);
 /** CPU profiles of targets not met: always in the full run; in quick mode only when asked (they take a while). */
 const profiling = !settings.quick || (flags.profile ?? false);
-const workDir = '/tmp/bench-run';
+const workDir = flags.render ? '' : mkdtempSync(join(tmpdir(), 'bench-run-'));
+/** The last full run's figures, for --render. */
+const lastResults = join(tmpdir(), 'bench-last-results.json');
+/** Only a full run of every scenario replaces bench/RESULTS.md; quick and partial runs report beside their work. */
+const official = !settings.quick && !only;
+const lockFile = join(tmpdir(), 'bench-run.lock');
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
 /** Rate limits far out of the way, so throughput scenarios measure the limiter, never a refusal. */
@@ -93,9 +102,7 @@ function dataPaths(file: string): { settledPath: string; rangePaths: string[] } 
 }
 
 async function prepare(): Promise<void> {
-  rmSync(workDir, { recursive: true, force: true });
-  mkdirSync(workDir, { recursive: true });
-  // The build's server chunks import packages: resolution walks up from /tmp/bench-run/dist.
+  // The build's server chunks import packages: resolution walks up from <workDir>/dist.
   symlinkSync(join(repo, 'node_modules'), join(workDir, 'node_modules'));
   say(`preparing in ${workDir}: seeding the database and building the site (astro build) side by side`);
   const [seed, build] = await Promise.all([
@@ -146,18 +153,41 @@ async function main(): Promise<void> {
   results.finished = new Date();
   results.loadAfter = loadavg();
   results.commitAfter = commitOf(repo);
-  writeFileSync(join(workDir, 'results.json'), JSON.stringify(results));
-  writeResults(results);
-  for (const log of ['server-main.log', 'server-nocache.log', 'server-limited.log']) rmSync(join(workDir, log), { force: true });
+  if (official) writeFileSync(lastResults, JSON.stringify(results));
+  writeResults(results, official ? join(repo, 'bench', 'RESULTS.md') : join(workDir, 'RESULTS.md'));
+  // Keep the profiles RESULTS.md points to; drop the bulky rest.
+  for (const big of ['site.db', 'site.db-wal', 'site.db-shm', 'dist', 'site-copy', 'astro-cache', 'server-main.log', 'server-nocache.log', 'server-limited.log']) {
+    rmSync(join(workDir, big), { recursive: true, force: true });
+  }
 }
 
-/** bench/RESULTS.md from the figures and the hand-written bench/NOTES.md; the tables also to stdout. */
-function writeResults(results: Results): void {
+/** Refuse to start beside another run: each would measure the other's load. */
+function takeLock(): void {
+  if (existsSync(lockFile)) {
+    const pid = Number(readFileSync(lockFile, 'utf8'));
+    let alive = false;
+    try {
+      process.kill(pid, 0);
+      alive = true;
+    } catch {
+      // Stale lock of a run that died.
+    }
+    if (alive) {
+      rmSync(workDir, { recursive: true, force: true });
+      throw new Error(`another benchmark (pid ${pid}) is running; wait for it (lock ${lockFile})`);
+    }
+  }
+  writeFileSync(lockFile, String(process.pid));
+  process.on('exit', () => rmSync(lockFile, { force: true }));
+}
+
+/** RESULTS.md from the figures and the hand-written bench/NOTES.md; the tables also to stdout. */
+function writeResults(results: Results, file: string): void {
   const notesFile = join(repo, 'bench', 'NOTES.md');
   const markdown = renderResults(results, existsSync(notesFile) ? readFileSync(notesFile, 'utf8') : undefined);
-  writeFileSync(join(repo, 'bench', 'RESULTS.md'), markdown);
+  writeFileSync(file, markdown);
   say(`\n${markdown.slice(markdown.indexOf('## Results'), markdown.indexOf('## Method'))}`);
-  say('written to bench/RESULTS.md');
+  say(`written to ${file}${file.startsWith(repo) ? '' : ' (bench/RESULTS.md is only replaced by a full run of every scenario)'}`);
 }
 
 /** The HTTP scenarios and the chat against three server instances, then their peak RSS. */
@@ -227,8 +257,9 @@ async function profileUnmet(outcomes: readonly HttpOutcome[], context: HttpConte
 }
 
 if (flags.render) {
-  const saved = JSON.parse(readFileSync(join(workDir, 'results.json'), 'utf8')) as Results;
-  writeResults({ ...saved, started: new Date(saved.started), ...(saved.finished ? { finished: new Date(saved.finished) } : {}) });
+  const saved = JSON.parse(readFileSync(lastResults, 'utf8')) as Results;
+  writeResults({ ...saved, started: new Date(saved.started), ...(saved.finished ? { finished: new Date(saved.finished) } : {}) }, join(repo, 'bench', 'RESULTS.md'));
 } else {
+  takeLock();
   await main();
 }

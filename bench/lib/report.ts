@@ -45,10 +45,10 @@ function httpTable(outcomes: readonly HttpOutcome[]): string[] {
     const baseline = o.scenario.baseline === 'query' ? 'query baseline' : o.scenario.baseline ?? '-';
     const cpu = (r: LoadResult | undefined) => (r?.serverCpu === undefined ? '-' : `${Math.round(r.serverCpu * 100)} %`);
     const us = (r: LoadResult | undefined) => (r?.cpuUsPerRequest === undefined ? '-' : int(r.cpuUsPerRequest));
-    const note = o.invalid ? ` (invalid: ${o.invalid})` : o.noisy ? ` (noisy: ${o.noisy}; see CPU-cost ratio)` : '';
+    const note = o.invalid ? ` (invalid: ${o.invalid})` : o.noisy ? ` (${o.noisy}; see the CPU-cost ratio)` : '';
     return (
       `| ${o.scenario.name} | ${int(o.ours.rps)} | ${o.ours.p50} | ${o.ours.p99} | ${cpu(o.ours)} | ${us(o.ours)} | ${Math.round(o.ours.loadGenCpu * 100)} % | ${baseline} | ${b ? int(b.rps) : '-'} | ${b ? b.p99 : '-'} | ` +
-      `${cpu(b)} | ${us(b)} | ${o.ratio === undefined ? '-' : `${o.ratio.toFixed(2)} x`} | ${costRatio(o.ours, b)} | ${describeTarget(o.scenario.target, baseline)} | ${verdict(o.met)}${note} |`
+      `${cpu(b)} | ${us(b)} | ${o.ratio === undefined ? '-' : `${o.ratio.toFixed(2)} x`} | ${costRatio(o.ours, b)} | ${describeTarget(o.scenario.target, baseline)} | ${o.noisy ? 'unclear' : verdict(o.met)}${note} |`
     );
   });
   return [
@@ -134,7 +134,7 @@ export function renderResults(r: Results, notes?: string): string {
     '## Method',
     '',
     '- The server under test runs `node src/server/main.ts` with NODE_ENV=production, LOG_LEVEL=info (logging is part of what is measured, to a file), ' +
-      'JOBS_ENABLED=false, DIST_DIR = a build made for the run (`astro build` into /tmp/bench-run/dist) and DATABASE_URL = a SQLite file seeded by ' +
+      'JOBS_ENABLED=false, DIST_DIR = a build made for the run (`astro build` into its temporary folder) and DATABASE_URL = a SQLite file seeded by ' +
       '`jobs/cli/seed.ts` (400 days, about 1.1 million events, materialised). Every RATE_LIMIT_* is 1,000,000,000 except in the 429 rows, whose ' +
       'instance has RATE_LIMIT_SITE_MINUTE, RATE_LIMIT_DATA_MINUTE and RATE_LIMIT_DATA_DAY at 1: the limiter runs on every request, it just never refuses.',
     '- Servers and baselines are pinned to core 0 (`taskset -c 0`), the load generator (autocannon, in the benchmark process, and the chat loop) to core 1.',
@@ -159,6 +159,7 @@ export function renderResults(r: Results, notes?: string): string {
       : unmet > 0
         ? ['## Targets not met', '', 'Not profiled in this run (quick mode): `npm run bench`, or add `--profile`, captures a CPU profile for each.', '']
         : []),
-    ...(notes ? ['## Analysis (bench/NOTES.md)', '', notes.replace(/^# .*\n+/, '')] : []),
+    // NOTES.md's own title dropped and its sections nested one level under this one.
+    ...(notes ? ['## Analysis (bench/NOTES.md)', '', notes.replace(/^# .*\n+/, '').replace(/^(#{2,}) /gm, '#$1 ')] : []),
   ].join('\n');
 }
