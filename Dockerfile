@@ -24,7 +24,7 @@ VOLUME /data
 EXPOSE 4321
 HEALTHCHECK --interval=10s --timeout=3s CMD ["node", "-e", "fetch('http://127.0.0.1:4321/readyz').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # Node 24 runs the TypeScript entry directly (type stripping).
-CMD ["node", "src/server/main.ts"]
+CMD ["node", "src/app/main.ts"]
 
 FROM nginx:1.27-bookworm AS proxy
 COPY --from=build /app/dist/client /srv/site

@@ -7,7 +7,7 @@ import sitemap from '@astrojs/sitemap';
 // `export const prerender = false` run on the server. The Node adapter builds in middleware mode
 // so that our own node:http edge (src/server/http.ts) sits in front of Astro's handler.
 // Absolute URLs in /api/news, the feed, the sitemap and the OpenAPI servers are fixed at build
-// time: from SITE_URL, or (like src/config.ts) from the address the server will listen on, so
+// time: from SITE_URL, or (like src/app/config.ts) from the address the server will listen on, so
 // `PORT=8080 npm run demo` links to port 8080.
 const listenHost = !process.env.HOST || process.env.HOST === '0.0.0.0' || process.env.HOST === '::' ? '127.0.0.1' : process.env.HOST;
 const site = process.env.SITE_URL || `http://${listenHost.includes(':') ? `[${listenHost}]` : listenHost}:${process.env.PORT || 4321}`;

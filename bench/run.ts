@@ -79,7 +79,7 @@ const INSTANCE_ENV: Record<'main' | 'nocache' | 'limited', Record<string, string
 };
 
 function startInstance(name: keyof typeof INSTANCE_ENV, nodeFlags: readonly string[] = []): Promise<Running> {
-  return startServer({ name: `server (${name})`, args: [...nodeFlags, 'src/server/main.ts'], env: INSTANCE_ENV[name], logFile: join(workDir, `server-${name}.log`) });
+  return startServer({ name: `server (${name})`, args: [...nodeFlags, 'src/app/main.ts'], env: INSTANCE_ENV[name], logFile: join(workDir, `server-${name}.log`) });
 }
 
 /** The SQL kysely sends for the data endpoint's query, captured from a real call. */

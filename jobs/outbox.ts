@@ -16,7 +16,7 @@ import type { DbHandle } from '../src/db/create-db.ts';
 import type { ContactSubmissionRow } from '../src/db/schema.ts';
 import { contactDelivery } from '../src/features/contact/contact.ts';
 import { DEFAULT_BACKOFF, retryDelayMs, type BackoffPolicy } from '../src/features/contact/retry-backoff.ts';
-import type { Services } from '../src/services.ts';
+import type { Services } from '../src/app/services.ts';
 
 export interface OutboxDeps {
   db: DbHandle;

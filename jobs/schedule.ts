@@ -18,7 +18,7 @@ import type { DbHandle } from '../src/db/create-db.ts';
 import { dayOfInstant, formatDay } from '../src/features/stats/calendar.ts';
 import { DATA_PATH } from '../src/features/stats/data-handler.server.ts';
 import { REMATERIALIZE_DAYS } from '../src/features/stats/response-caching.ts';
-import type { Services } from '../src/services.ts';
+import type { Services } from '../src/app/services.ts';
 import { type JobLog, type MaterializeDeps, type MaterializeResult, materialize, materializeMissing } from './materialize.ts';
 
 /** pg advisory lock key of the stats job: "STAT" in ASCII, a constant every instance shares. */

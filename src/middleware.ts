@@ -5,7 +5,7 @@
  * (prerendering) errors propagate, so a broken page fails the build instead.
  */
 import { defineMiddleware } from 'astro:middleware';
-import { errorResponse, toHttpError } from './server/problem.ts';
+import { errorResponse, toHttpError } from './lib/http-error.ts';
 
 export const onRequest = defineMiddleware(async (context, next) => {
   if (context.isPrerendered) return next();

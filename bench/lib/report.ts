@@ -133,7 +133,7 @@ export function renderResults(r: Results, notes?: string): string {
     '',
     '## Method',
     '',
-    '- The server under test runs `node src/server/main.ts` with NODE_ENV=production, LOG_LEVEL=info (logging is part of what is measured, to a file), ' +
+    '- The server under test runs `node src/app/main.ts` with NODE_ENV=production, LOG_LEVEL=info (logging is part of what is measured, to a file), ' +
       'JOBS_ENABLED=false, DIST_DIR = a build made for the run (`astro build` into its temporary folder) and DATABASE_URL = a SQLite file seeded by ' +
       '`jobs/cli/seed.ts` (400 days, about 1.1 million events, materialised). Every RATE_LIMIT_* is 1,000,000,000 except in the 429 rows, whose ' +
       'instance has RATE_LIMIT_SITE_MINUTE, RATE_LIMIT_DATA_MINUTE and RATE_LIMIT_DATA_DAY at 1: the limiter runs on every request, it just never refuses.',

@@ -6,7 +6,7 @@
  * (sysexits.h).
  */
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { ConfigError, loadConfig } from '../../src/app/config.ts';
 import { createDb } from '../../src/db/create-db.ts';
 import { migrateToLatest } from '../../src/db/migrations/index.ts';
 import { writeSubmissionsCsv } from '../../src/features/contact/contact.server.ts';

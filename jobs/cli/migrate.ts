@@ -3,7 +3,7 @@
  * start (idempotent, serialised by kysely's lock table); a fleet runs this once before rolling
  * out so no instance starts on a half-migrated database.
  */
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { ConfigError, loadConfig } from '../../src/app/config.ts';
 import { createDb } from '../../src/db/create-db.ts';
 import { migrateToLatest } from '../../src/db/migrations/index.ts';
 

@@ -7,7 +7,7 @@
  *   npx node jobs/cli/seed.ts
  */
 import { sql } from 'kysely';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/app/config.ts';
 import { createDb, type DbHandle, sqlitePath } from '../../src/db/create-db.ts';
 import { migrateToLatest } from '../../src/db/migrations/index.ts';
 import type { NewEvent } from '../../src/db/schema.ts';

@@ -4,7 +4,7 @@
  * rest is never buffered (the connection is closed instead).
  */
 import type { IncomingMessage } from 'node:http';
-import { HttpError } from './problem.ts';
+import { HttpError } from '../lib/http-error.ts';
 
 /** Byte ceilings by path; everything else gets `DEFAULT_BODY_LIMIT`. */
 const LIMITS: Record<string, number> = {

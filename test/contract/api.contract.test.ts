@@ -1,5 +1,5 @@
 /**
- * Contract tests: the real server (`node src/server/main.ts` over the built site) answers every
+ * Contract tests: the real server (`node src/app/main.ts` over the built site) answers every
  * operation and every error status it can be made to produce, and each answer is checked
  * against the OpenAPI document (status, headers, content type, body). The main server runs on
  * a SQLite file; a second one, on PostgreSQL with tiny rate limits and a broken contact table,

@@ -1,5 +1,5 @@
 /**
- * Start the real server (`node src/server/main.ts`) as a child process on a free port, the way
+ * Start the real server (`node src/app/main.ts`) as a child process on a free port, the way
  * `npm start` runs it, and stop it with a real signal.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -23,7 +23,7 @@ export function tempSqliteUrl(): string {
 }
 
 export function startServer(env: Record<string, string> = {}, timeoutMs = 20_000): Promise<RunningServer> {
-  const child = spawn(process.execPath, ['src/server/main.ts'], {
+  const child = spawn(process.execPath, ['src/app/main.ts'], {
     env: {
       PATH: process.env['PATH'] ?? '',
       HOME: process.env['HOME'] ?? '/tmp',

@@ -1,5 +1,5 @@
 /**
- * The data client against the real server (`node src/server/main.ts` on a seeded SQLite file):
+ * The data client against the real server (`node src/app/main.ts` on a seeded SQLite file):
  * what it returns is what the database holds, and it lives within the server's limits: paced
  * before being refused, backing off when refused anyway, stopping when the daily quota is spent,
  * and asking nothing again for settled months.

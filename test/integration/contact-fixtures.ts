@@ -3,10 +3,10 @@
  * file, or a throwaway PostgreSQL database), Services around it, and request builders.
  */
 import { pino } from 'pino';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/app/config.ts';
 import { createDb, type DbHandle, type DbOptions } from '../../src/db/create-db.ts';
 import { migrateToLatest } from '../../src/db/migrations/index.ts';
-import type { Services } from '../../src/services.ts';
+import type { Services } from '../../src/app/services.ts';
 import { createTempDatabase } from '../helpers/postgres.ts';
 import { tempSqliteUrl } from '../helpers/server.ts';
 

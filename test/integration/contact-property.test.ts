@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PRIORITIES } from '../../src/features/contact/contact.ts';
 import { handleContact } from '../../src/features/contact/handle-contact.ts';
-import type { Services } from '../../src/services.ts';
+import type { Services } from '../../src/app/services.ts';
 import { ENGINES, contactRequest, countRows, json, openTestDb, testServices, validPayload, type TestDb } from './contact-fixtures.ts';
 
 const anyValue = fc.jsonValue({ maxDepth: 3 });

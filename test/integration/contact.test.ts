@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { handleContact } from '../../src/features/contact/handle-contact.ts';
-import type { Services } from '../../src/services.ts';
+import type { Services } from '../../src/app/services.ts';
 import {
   ENGINES,
   answer,

@@ -9,7 +9,7 @@ import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/app/config.ts';
 import type { Decision } from '../../src/features/ratelimit/limiter.ts';
 import { createMemoryStore } from '../../src/features/ratelimit/memory-store.ts';
 import { policiesFromConfig, type RouteClass } from '../../src/features/ratelimit/policies.ts';

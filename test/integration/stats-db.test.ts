@@ -9,7 +9,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { materialize, materializeMissing, missingDays } from '../../jobs/materialize.ts';
 import { STATS_LOCK_KEY, runStatsTick, startJobs, withStatsLock } from '../../jobs/schedule.ts';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/app/config.ts';
 import { createDb, type DbHandle } from '../../src/db/create-db.ts';
 import { migrateToLatest } from '../../src/db/migrations/index.ts';
 import type { NewEvent } from '../../src/db/schema.ts';
@@ -17,7 +17,7 @@ import { DATA_PATH, handleData } from '../../src/features/stats/data-handler.ser
 import { DataResponse } from '../../src/features/stats/data-record.ts';
 import { importEvents, importEventsFile } from '../../src/features/stats/event-import.server.ts';
 import { insertEvents } from '../../src/features/stats/stats.server.ts';
-import type { Services } from '../../src/services.ts';
+import type { Services } from '../../src/app/services.ts';
 import { createTempDatabase, type TempDatabase } from '../helpers/postgres.ts';
 import { tempSqliteUrl } from '../helpers/server.ts';
 

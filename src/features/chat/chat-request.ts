@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { isJsonMediaType } from '../../lib/media-type.ts';
-import { HttpError } from '../../server/problem.ts';
+import { HttpError } from '../../lib/http-error.ts';
 
 /** Conversation limits. The edge enforces the byte limit while reading; it is re-checked here. */
 export const CHAT_LIMITS = {

@@ -4,8 +4,8 @@
  * ChatRequest, 403 for an origin that is not allowed, 200 `text/plain` streamed otherwise.
  */
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
-import type { Services } from '../../services.ts';
-import { errorResponse, HttpError } from '../../server/problem.ts';
+import type { Services } from '../../app/services.ts';
+import { errorResponse, HttpError } from '../../lib/http-error.ts';
 import { composeReply, CONTACT_PATH, replyChunks, retrieve } from './built-in-assistant.ts';
 import { parseChatRequest, type ChatMessage } from './chat-request.ts';
 import { corsHeaders, preflightHeaders } from './cors.ts';

@@ -5,7 +5,7 @@
  * rate budget on its visitors' behalf. Requests without `Origin` come from scripts and servers;
  * they are refused unless `CHAT_ALLOW_NO_ORIGIN` says the operator wants them.
  */
-import { HttpError } from '../../server/problem.ts';
+import { HttpError } from '../../lib/http-error.ts';
 
 export interface OriginPolicy {
   /** Exact origins (scheme://host[:port]) allowed to call. */

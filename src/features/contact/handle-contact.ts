@@ -7,8 +7,8 @@
  * success and stores nothing. A valid submission answers 200 only after its row is committed;
  * when the database cannot take it within the budget, 502, never a hang, never a false success.
  */
-import type { Services } from '../../services.ts';
-import { HttpError, errorResponse } from '../../server/problem.ts';
+import type { Services } from '../../app/services.ts';
+import { HttpError, errorResponse } from '../../lib/http-error.ts';
 import {
   CONTACT_LIMITS,
   declaresForeignCharset,

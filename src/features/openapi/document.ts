@@ -7,8 +7,8 @@
 import { z } from 'zod';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiResponseObject } from 'zod-openapi';
 import { SITE_NAME } from '../../components/site.ts';
-import { EnvSchema } from '../../config.ts';
-import { DataError, Problem, type SiteProblemCode } from '../../server/problem.ts';
+import { EnvSchema } from '../../app/config.ts';
+import { DataError, Problem, type SiteProblemCode } from '../../lib/http-error.ts';
 import { ChatRequest, CHAT_LIMITS, type FieldError as ChatFieldErrorShape } from '../chat/chat-request.ts';
 import { CONTACT_LIMITS, ContactPayload, type FieldError as ContactFieldErrorShape } from '../contact/contact.ts';
 import { NewsArticle } from '../news/schema.ts';

@@ -11,7 +11,7 @@ import type { NewsArticle } from '../news/schema.ts';
 import type { SellersDocument } from '../sellers/schema.ts';
 import type { DataResponse } from '../stats/data-record.ts';
 import { parseDateRange } from '../stats/date-range.ts';
-import { HttpError, renderError, type ErrorCode, type HttpErrorInit } from '../../server/problem.ts';
+import { HttpError, renderError, type ErrorCode, type HttpErrorInit } from '../../lib/http-error.ts';
 
 /** A named example (OpenAPI Example Object). */
 export interface NamedExample {

@@ -22,7 +22,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import ipaddr from 'ipaddr.js';
-import type { TrustProxy } from '../../config.ts';
+import type { TrustProxy } from '../../app/config.ts';
 
 type Address = ipaddr.IPv4 | ipaddr.IPv6;
 type Range = [Address, number];

@@ -5,7 +5,7 @@
  * class, and windows with the same name are the same bucket whatever route consumed from them
  * (`site-minute` is shared by every site route, chat and contact included).
  */
-import type { Config } from '../../config.ts';
+import type { Config } from '../../app/config.ts';
 
 export type RouteClass = 'site' | 'chat' | 'contact' | 'data';
 

@@ -6,8 +6,8 @@
  * serialised 200 in its response cache for as long as `Cache-Control` allows (capped at 60 s)
  * and drops it when the materialiser commits; this handler only states the policy.
  */
-import { HttpError, errorResponse, toHttpError } from '../../server/problem.ts';
-import type { Services } from '../../services.ts';
+import { HttpError, errorResponse, toHttpError } from '../../lib/http-error.ts';
+import type { Services } from '../../app/services.ts';
 import { centsToAmount } from './money.ts';
 import type { DataRecord, DataResponse } from './data-record.ts';
 import { parseDateRange } from './date-range.ts';

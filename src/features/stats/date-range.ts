@@ -5,7 +5,7 @@
  * counting both ends. Any violation is a 400 `SVC1005` whose message names the rule that failed.
  */
 import { z } from 'zod';
-import { HttpError } from '../../server/problem.ts';
+import { HttpError } from '../../lib/http-error.ts';
 import { DAY_PATTERN, checkDay, formatDay, parseDay } from './calendar.ts';
 
 /** Longest range one request may ask for, both ends included (spec section 8). */

@@ -4,8 +4,8 @@
  * same repository and the same record shape (toDataRecord), so the table a reader sees, the
  * JSON embedded for the chart and the API's answer for that range agree to the cent.
  */
-import { HttpError } from '../../server/problem.ts';
-import type { Services } from '../../services.ts';
+import { HttpError } from '../../lib/http-error.ts';
+import type { Services } from '../../app/services.ts';
 import { toDataRecord } from './data-handler.server.ts';
 import type { DataRecord } from './data-record.ts';
 import { MAX_RANGE_DAYS, parseDateRange } from './date-range.ts';

@@ -1,6 +1,6 @@
 /**
  * The shared harness of the browser tests: Debian's Chromium driven by playwright-core, the real
- * server (`node src/server/main.ts`) with a few materialised days in a temp SQLite file, and a
+ * server (`node src/app/main.ts`) with a few materialised days in a temp SQLite file, and a
  * watcher that records everything that went wrong on a page so each test can assert it stayed
  * clean.
  *

@@ -3,7 +3,7 @@
  * send them, and readers for streamed and problem responses.
  */
 import { pino } from 'pino';
-import { loadConfig } from '../../../src/config.ts';
+import { loadConfig } from '../../../src/app/config.ts';
 import type { ChatDeps, ChatServices } from '../../../src/features/chat/chat.server.ts';
 import { KnowledgeIndex } from '../../../src/features/chat/knowledge-index.ts';
 import { siteKnowledge, siteNews } from './site-corpus.ts';

@@ -3,7 +3,7 @@
  * so the document's error bodies and the one renderer cannot disagree.
  */
 import { describe, expect, it } from 'vitest';
-import { DATA_ERROR_CODES, DataError, HttpError, Problem, renderError, SITE_PROBLEM_CODES } from '../../../src/server/problem.ts';
+import { DATA_ERROR_CODES, DataError, HttpError, Problem, renderError, SITE_PROBLEM_CODES } from '../../../src/lib/http-error.ts';
 
 describe('the error body schemas', () => {
   it('accept the problem renderError writes for every site code, with and without extensions', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import type { TrustProxy } from '../../../src/config.ts';
-import { loadConfig } from '../../../src/config.ts';
+import type { TrustProxy } from '../../../src/app/config.ts';
+import { loadConfig } from '../../../src/app/config.ts';
 import { clientKeyOf, forwardedFor, parseRange } from '../../../src/features/ratelimit/client-key.ts';
 
 const NONE: TrustProxy = { kind: 'none' };

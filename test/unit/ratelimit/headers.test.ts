@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config.ts';
+import { loadConfig } from '../../../src/app/config.ts';
 import { dataHeaders, headlineWindow, siteHeaders } from '../../../src/features/ratelimit/headers.ts';
 import type { Decision } from '../../../src/features/ratelimit/limiter.ts';
 import { createMemoryStore } from '../../../src/features/ratelimit/memory-store.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config.ts';
+import { loadConfig } from '../../../src/app/config.ts';
 import { policiesFromConfig, routeClassOf } from '../../../src/features/ratelimit/policies.ts';
 
 describe('policies', () => {

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { gunzipSync, brotliDecompressSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { readBody } from '../../../src/server/body.ts';
-import { HttpError, renderError, toHttpError } from '../../../src/server/problem.ts';
+import { HttpError, renderError, toHttpError } from '../../../src/lib/http-error.ts';
 import { ResponseCache } from '../../../src/server/response-cache.ts';
 import { parseTarget } from '../../../src/server/http.ts';
 import { acceptedEncodings, cacheControlFor, etagMatches, negotiate, storeBody, variantEtag } from '../../../src/server/static-files.ts';

@@ -4,13 +4,13 @@
  */
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config.ts';
+import { loadConfig } from '../../../src/app/config.ts';
 import { createDb, type DbHandle } from '../../../src/db/create-db.ts';
 import { migrateToLatest } from '../../../src/db/migrations/index.ts';
 import { handleData } from '../../../src/features/stats/data-handler.server.ts';
 import { jsonForScript, loadStatsPage } from '../../../src/features/stats/stats-page.server.ts';
 import { createLogger } from '../../../src/server/log.ts';
-import type { Services } from '../../../src/services.ts';
+import type { Services } from '../../../src/app/services.ts';
 
 /** 2026-03-20 12:00 UTC: the default range is 2026-02-17 to 2026-03-19. */
 const NOW = Date.UTC(2026, 2, 20, 12);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DataQuery, MAX_RANGE_DAYS, parseDateRange } from '../../../src/features/stats/date-range.ts';
-import { HttpError } from '../../../src/server/problem.ts';
+import { HttpError } from '../../../src/lib/http-error.ts';
 
 /** The error a query gets, as "status code: message". */
 function refusal(query: string): string {

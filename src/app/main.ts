@@ -1,10 +1,10 @@
 /**
- * Production entry: `node src/server/main.ts` (npm start). Validates configuration, migrates,
+ * Production entry: `node src/app/main.ts` (npm start). Validates configuration, migrates,
  * serves, and shuts down cleanly on SIGTERM/SIGINT.
  */
-import { ConfigError, loadConfig, type Config } from '../config.ts';
+import { ConfigError, loadConfig, type Config } from './config.ts';
 import { createApp } from './app.ts';
-import { createLogger, flushLogger } from './log.ts';
+import { createLogger, flushLogger } from '../server/log.ts';
 
 let config: Config;
 try {

@@ -5,7 +5,7 @@
  */
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
-import type { DbHandle } from './db/create-db.ts';
+import type { DbHandle } from '../db/create-db.ts';
 
 export interface Services {
   config: Config;

@@ -6,19 +6,19 @@
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { defaultOrigins, type Config } from '../config.ts';
+import { defaultOrigins, type Config } from './config.ts';
 import { createDb } from '../db/create-db.ts';
 import { migrateToLatest } from '../db/migrations/index.ts';
-import type { Services } from '../services.ts';
+import type { Services } from './services.ts';
 import { startOutbox } from '../../jobs/outbox.ts';
 import { startJobs } from '../../jobs/schedule.ts';
 import { clientKeyOf } from '../features/ratelimit/index.ts';
 import { createServer as createHttpServer } from 'node:http';
-import { createEdge, type AstroHandler } from './http.ts';
-import type { Logger } from './log.ts';
-import { ResponseCache } from './response-cache.ts';
-import { createEdgeLimiter } from './rate-limit.ts';
-import { loadStaticFiles } from './static-files.ts';
+import { createEdge, type AstroHandler } from '../server/http.ts';
+import type { Logger } from '../server/log.ts';
+import { ResponseCache } from '../server/response-cache.ts';
+import { createEdgeLimiter } from './edge-limiter.ts';
+import { loadStaticFiles } from '../server/static-files.ts';
 
 /** Upper bound on how stale a cached response may be on an instance that missed a purge. */
 const CACHE_MAX_TTL_MS = 60_000;

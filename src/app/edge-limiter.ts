@@ -3,7 +3,7 @@
  * atomic take from the store, the spec's headers, and the 429 for a refused request. The
  * policy, bucket math and stores live in src/features/ratelimit.
  */
-import type { Config } from '../config.ts';
+import type { Config } from './config.ts';
 import {
   createMemoryStore,
   createRedisStore,
@@ -13,9 +13,9 @@ import {
   siteHeaders,
   type RateLimitStore,
 } from '../features/ratelimit/index.ts';
-import type { EdgeLimiter, LimitOutcome } from './http.ts';
-import type { Logger } from './log.ts';
-import { HttpError } from './problem.ts';
+import type { EdgeLimiter, LimitOutcome } from '../server/http.ts';
+import type { Logger } from '../server/log.ts';
+import { HttpError } from '../lib/http-error.ts';
 
 export interface EdgeRateLimiter extends EdgeLimiter {
   close(): Promise<void>;
