@@ -1,0 +1,19 @@
+/**
+ * The public paths of the service, each spelled once. The edge's route table
+ * (src/server/routes.ts), the OpenAPI document, the pages, the jobs and the integrator client all
+ * import them from here: a path literal anywhere else is a second source that can drift.
+ */
+export const PATHS = {
+  news: '/api/news',
+  contact: '/api/contact',
+  chat: '/api/chat',
+  sellers: '/sellers.json',
+  openapi: '/openapi.json',
+  /** The community data interface: every path below `dataPrefix` answers in its error format. */
+  dataPrefix: '/api/v1/public',
+  data: '/api/v1/public/data',
+  /** The stats page, rendered per request from the same daily records. */
+  stats: '/stats',
+  healthz: '/healthz',
+  readyz: '/readyz',
+} as const;
