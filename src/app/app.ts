@@ -65,8 +65,10 @@ export async function createApp(config: Config, log: Logger): Promise<AppHandle>
   };
 
   const limiter = createEdgeLimiter(config, log);
+  // The site's host, re-derived only when SITE_URL changes (PORT=0 learns its port at listen).
+  let siteHostFor = '';
+  let siteHostValue = '';
   const edge = createEdge({
-    services,
     log,
     astro,
     statics,
@@ -75,6 +77,16 @@ export async function createApp(config: Config, log: Logger): Promise<AppHandle>
     clientKey: (req) => clientKeyOf(req.socket.remoteAddress, req.headers, config.TRUST_PROXY),
     allowedOrigins: () => config.ALLOWED_ORIGINS,
     https: config.SITE_URL.startsWith('https:'),
+    siteHost: () => {
+      if (siteHostFor !== config.SITE_URL) {
+        siteHostFor = config.SITE_URL;
+        siteHostValue = new URL(siteHostFor).host;
+      }
+      return siteHostValue;
+    },
+    ready: () => handle.ping(),
+    readyDetails: { database: handle.engine },
+    locals: (requestId, clientKey) => ({ services, requestId, clientKey }),
   });
 
   const { server } = edge;

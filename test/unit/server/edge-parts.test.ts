@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { readBody } from '../../../src/server/body.ts';
 import { HttpError, renderError, toHttpError } from '../../../src/lib/http-error.ts';
 import { ResponseCache } from '../../../src/server/response-cache.ts';
-import { parseTarget } from '../../../src/server/http.ts';
+
 import { acceptedEncodings, cacheControlFor, etagMatches, negotiate, storeBody, variantEtag } from '../../../src/server/static-files.ts';
 
 describe('problem rendering', () => {
@@ -95,15 +95,6 @@ async function roundTrip(handler: (req: IncomingMessage, res: ServerResponse) =>
   });
 }
 
-describe('parseTarget', () => {
-  it('takes origin-form and absolute-form targets and collapses repeated slashes', () => {
-    expect(parseTarget('/api/news?x=1')?.href).toBe('http://edge.invalid/api/news?x=1');
-    expect(parseTarget('//api//chat')?.pathname).toBe('/api/chat');
-    expect(parseTarget('http://evil.example//api/chat?a=b//c')?.href).toBe('http://edge.invalid/api/chat?a=b//c');
-    expect(parseTarget('*')).toBeUndefined();
-    expect(parseTarget('api/news')).toBeUndefined();
-  });
-});
 
 describe('readBody', () => {
   it('returns the bytes of a body within the limit', async () => {
