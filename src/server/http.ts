@@ -9,6 +9,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Logger } from 'pino';
 import { EXPOSED_HEADERS } from '../lib/cors.ts';
 import { HttpError, renderError, toHttpError } from '../lib/http-error.ts';
+import { unknownParameters } from '../lib/query-params.ts';
 import { ClientAbortedError, readBody } from './body.ts';
 import { BadTarget, parseTarget } from './request-target.ts';
 import { ResponseCache, type CachedResponse } from './response-cache.ts';
@@ -173,6 +174,16 @@ export function createEdge(deps: EdgeDeps): Edge {
       if (outcome.refused) return sendError(res, route, outcome.refused);
     }
     if (route.kind === 'hidden') return sendError(res, route, new HttpError(404, 'not_found', { detail: `Nothing is served at ${pathname}.` }));
+
+    if (route.strictQuery) {
+      // Refused here, before Astro: the route table declares what the handler accepts, and a
+      // flood of junk parameters then costs no render (each one copied a 12 KB URL many times).
+      const unknown = unknownParameters(url.searchParams, route.query);
+      if (unknown) {
+        const code = route.interface === 'data' ? 'SVC1005' : 'validation_failed';
+        return sendError(res, route, new HttpError(400, code, { detail: unknown, resolution: `Send only ${route.query.join(' and ')}.` }));
+      }
+    }
 
     const isRead = method === 'GET' || method === 'HEAD';
     let cacheKey: string | undefined;
