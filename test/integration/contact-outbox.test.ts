@@ -1,11 +1,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { deliverPending, startOutbox } from '../../jobs/outbox.ts';
+import { startOutbox } from '../../jobs/outbox.ts';
 import { createDb, type DbHandle } from '../../src/db/create-db.ts';
 import { migrateToLatest } from '../../src/db/migrations/index.ts';
 import { ContactDelivery, type ContactPayload } from '../../src/features/contact/contact.ts';
 import { storeSubmission } from '../../src/features/contact/contact.server.ts';
+import { deliverPending } from '../../src/features/contact/outbox.server.ts';
 import { handleContact } from '../../src/features/contact/handle-contact.ts';
 import { ENGINES, contactRequest, json, openTestDb, testServices, validPayload, type TestDb } from './contact-fixtures.ts';
 

@@ -7,16 +7,22 @@
  * marks 2xx as `delivered` (never sent again) and reschedules anything else with exponential
  * backoff and jitter, recording the error. Several instances may run it against one database.
  *
+ * Redirects are not followed: a 3xx is a failed delivery (retried, its status recorded), so a
+ * submission only ever goes to the configured URL. Following one would re-send the personal data
+ * in the body to wherever the Location names (RFC 9110 section 15.4.8: a 307 or 308 repeats the
+ * POST with its body), a place nobody configured.
+ *
+ * The polling timer around `deliverPending` is jobs/outbox.ts.
+ *
  * Delivery is at least once: if the process dies after the webhook's 2xx but before the row is
  * marked, the lease runs out and the row is sent again. Every request carries
  * `Idempotency-Key: contact-submission-<id>` so the receiver can drop the repeat.
  */
 import type { Logger } from 'pino';
-import type { DbHandle } from '../src/db/create-db.ts';
-import type { ContactSubmissionRow } from '../src/db/schema.ts';
-import { contactDelivery } from '../src/features/contact/contact.ts';
-import { DEFAULT_BACKOFF, retryDelayMs, type BackoffPolicy } from '../src/features/contact/retry-backoff.ts';
-import type { Services } from '../src/app/services.ts';
+import type { DbHandle } from '../../db/create-db.ts';
+import type { ContactSubmissionRow } from '../../db/schema.ts';
+import { contactDelivery } from './contact.ts';
+import { DEFAULT_BACKOFF, retryDelayMs, type BackoffPolicy } from './retry-backoff.ts';
 
 export interface OutboxDeps {
   db: DbHandle;
@@ -105,7 +111,7 @@ export async function deliverPending(deps: OutboxDeps, options: DeliverOptions =
           .where('delivery_status', '=', 'pending')
           .execute();
         result.failed += 1;
-        deps.log?.warn({ submission: row.id, attempts, retryInMs: delay, error: outcome.error }, 'contact delivery failed');
+        deps.log?.warn({ submission: row.id, attempts, retryInMs: delay, status: outcome.status, error: outcome.error }, 'contact delivery failed');
       }
     }
   } catch (error) {
@@ -115,7 +121,8 @@ export async function deliverPending(deps: OutboxDeps, options: DeliverOptions =
   return result;
 }
 
-type Outcome = { ok: true } | { ok: false; error: string };
+/** `status`: the webhook's HTTP status when it answered; absent when it did not (timeout, refused). */
+type Outcome = { ok: true } | { ok: false; status?: number; error: string };
 
 async function post(doFetch: typeof fetch, url: string, row: ContactSubmissionRow, timeoutMs: number): Promise<Outcome> {
   try {
@@ -128,64 +135,20 @@ async function post(doFetch: typeof fetch, url: string, row: ContactSubmissionRo
       },
       body: JSON.stringify(contactDelivery({ ...row, id: Number(row.id) })),
       signal: AbortSignal.timeout(timeoutMs),
+      // A 3xx comes back as it is and counts as a failure (see the top of this file).
+      redirect: 'manual',
     });
     // Release the connection; the answer's body means nothing to us.
     await response.body?.cancel().catch(() => {});
-    return response.ok ? { ok: true } : { ok: false, error: `HTTP ${response.status} ${response.statusText}`.trim() };
+    if (response.ok) return { ok: true };
+    const status = `HTTP ${response.status} ${response.statusText}`.trim();
+    const location = response.headers.get('location');
+    const error = response.status >= 300 && response.status < 400 ? `${status}: redirects are not followed${location ? ` (Location: ${location})` : ''}` : status;
+    return { ok: false, status: response.status, error };
   } catch (error) {
     const err = error as Error & { cause?: { code?: string; message?: string } };
     if (err.name === 'TimeoutError') return { ok: false, error: `no answer within ${timeoutMs} ms` };
     const cause = err.cause?.code ?? err.cause?.message;
     return { ok: false, error: cause ? `${err.message} (${cause})` : err.message };
   }
-}
-
-export interface OutboxHandle {
-  /** Stop polling and wait for a run in progress to finish. */
-  stop(): Promise<void>;
-}
-
-export interface StartOutboxOptions extends DeliverOptions {
-  services: Services;
-  /** Time between runs. */
-  intervalMs: number;
-  /** Overrides the configured CONTACT_WEBHOOK_URL. */
-  webhookUrl?: string;
-  fetch?: typeof fetch;
-}
-
-/**
- * Poll the outbox every `intervalMs`, starting with one run at once. Runs never overlap (a tick
- * that finds the previous run still going is skipped) and the timer does not keep the process
- * alive. Without a webhook URL it does nothing.
- */
-export function startOutbox(options: StartOutboxOptions): OutboxHandle {
-  const { services, intervalMs } = options;
-  const webhookUrl = options.webhookUrl ?? services.config.CONTACT_WEBHOOK_URL;
-  if (webhookUrl === undefined) return { stop: async () => {} };
-
-  const deps: OutboxDeps = {
-    db: services.db,
-    log: services.log,
-    webhookUrl,
-    ...(options.fetch ? { fetch: options.fetch } : {}),
-  };
-  let running: Promise<void> | undefined;
-  let stopped = false;
-  const tick = () => {
-    if (running || stopped) return;
-    running = deliverPending(deps, options).then(() => {
-      running = undefined;
-    });
-  };
-  const timer = setInterval(tick, intervalMs);
-  timer.unref();
-  tick();
-  return {
-    async stop() {
-      stopped = true;
-      clearInterval(timer);
-      await running;
-    },
-  };
 }
