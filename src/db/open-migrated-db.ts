@@ -24,7 +24,7 @@ export class DatabaseOpenError extends Error {
   override name = 'DatabaseOpenError';
   readonly target: string;
   constructor(target: string, cause: unknown) {
-    super(`cannot open the database ${target}: ${reason(cause)}`, { cause });
+    super(`opening and migrating ${target} failed: ${reason(cause)}`, { cause });
     this.target = target;
   }
 }
