@@ -4,15 +4,14 @@
  * Reads DATABASE_URL like the server (brings the schema up to date first, so a fresh database
  * exports just the header). Exit codes: run-cli.ts.
  */
+import { checkDay, startOfDayMs } from '../../src/features/stats/calendar.ts';
 import { writeSubmissionsCsv } from '../../src/features/contact/contact.server.ts';
 import { runCli, UsageError } from './run-cli.ts';
 
 /** A real calendar day, YYYY-MM-DD, to the epoch ms of its UTC midnight; undefined otherwise. */
 export function parseDay(text: string): number | undefined {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return undefined;
-  const ms = Date.parse(`${text}T00:00:00Z`);
-  // Date.parse rolls 2025-02-30 over to March; the round trip catches it.
-  return Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== text ? undefined : ms;
+  const day = checkDay(text);
+  return day.ok ? startOfDayMs(day.epochDay) : undefined;
 }
 
 const USAGE = {
