@@ -7,8 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { defaultOrigins, type Config } from './config.ts';
-import { createDb } from '../db/create-db.ts';
-import { migrateToLatest } from '../db/migrations/index.ts';
+import { openMigratedDb } from '../db/open-migrated-db.ts';
 import type { Services } from './services.ts';
 import { startOutbox } from '../../jobs/outbox.ts';
 import { startJobs } from '../../jobs/schedule.ts';
@@ -33,15 +32,11 @@ export interface AppHandle {
 
 export async function createApp(config: Config, log: Logger): Promise<AppHandle> {
   const distDir = resolve(config.DIST_DIR);
-  const handle = createDb(config.DATABASE_URL, { sqliteSynchronous: config.SQLITE_SYNCHRONOUS });
-  const migration = await migrateToLatest(handle.db, handle.engine);
-  if (migration.error) {
-    await handle.close();
-    throw new Error(`Database migration failed on ${handle.target}: ${(migration.error as Error).message ?? migration.error}`, { cause: migration.error });
-  }
-  for (const result of migration.results ?? []) {
-    if (result.status === 'Success') log.info({ migration: result.migrationName }, 'migration applied');
-  }
+  const handle = await openMigratedDb(config, {
+    onMigration: (result) => {
+      if (result.status === 'Success') log.info({ migration: result.migrationName }, 'migration applied');
+    },
+  });
 
   const entry = pathToFileURL(join(distDir, 'server', 'entry.mjs')).href;
   let astro: AstroHandler;
