@@ -14,8 +14,8 @@ describe('POST /api/chat refuses what it cannot answer', () => {
       {
         "body": {
           "code": "unsupported_media_type",
-          "detail": "The body must be JSON; got content type "application/x-www-form-urlencoded".",
-          "resolution": "Send the conversation as JSON with the header Content-Type: application/json.",
+          "detail": "Content type "application/x-www-form-urlencoded" is not accepted.",
+          "resolution": "Send the conversation as UTF-8 JSON with the header Content-Type: application/json.",
           "status": 415,
           "title": "Unsupported media type",
           "type": "about:blank",
@@ -58,7 +58,7 @@ describe('POST /api/chat refuses what it cannot answer', () => {
         "body": {
           "code": "malformed_json",
           "detail": "The request body is not valid JSON: Unexpected token '}', "{"messages": [}" is not valid JSON.",
-          "resolution": "Check the JSON syntax (quotes, commas, brackets) of the body.",
+          "resolution": "Check the JSON syntax (quotes, commas, braces) of the body.",
           "status": 400,
           "title": "Malformed JSON",
           "type": "about:blank",
@@ -77,8 +77,8 @@ describe('POST /api/chat refuses what it cannot answer', () => {
           "detail": "messages must be an array of {role, content} objects.",
           "errors": [
             {
-              "message": "must be an array of {role, content} objects",
-              "path": "messages",
+              "field": "messages",
+              "message": "messages must be an array of {role, content} objects.",
             },
           ],
           "resolution": "Send 1 to 50 messages, each {"role":"user"|"assistant","content":"..."} with 1 to 4000 characters, the last from the user.",
@@ -96,14 +96,15 @@ describe('POST /api/chat refuses what it cannot answer', () => {
     expect((await problemOf(await post([{ role: 'user', content: 'hi' }]))).body).toMatchInlineSnapshot(`
       {
         "code": "validation_failed",
-        "detail": "The body must be a JSON object with a messages array.",
+        "detail": "The body must be a JSON object, not an array.",
         "errors": [
           {
-            "message": "The body must be a JSON object with a messages array",
-            "path": "",
+            "expected": "a JSON object with a messages array, e.g. {"messages":[{"role":"user","content":"Hello"}]}",
+            "field": "",
+            "message": "The body must be a JSON object, not an array.",
           },
         ],
-        "resolution": "Send 1 to 50 messages, each {"role":"user"|"assistant","content":"..."} with 1 to 4000 characters, the last from the user.",
+        "resolution": "Send the conversation as one JSON object.",
         "status": 400,
         "title": "Invalid request",
         "type": "about:blank",
@@ -118,8 +119,8 @@ describe('POST /api/chat refuses what it cannot answer', () => {
         "detail": "messages must contain at least one message.",
         "errors": [
           {
-            "message": "must contain at least one message",
-            "path": "messages",
+            "field": "messages",
+            "message": "messages must contain at least one message.",
           },
         ],
         "resolution": "Send 1 to 50 messages, each {"role":"user"|"assistant","content":"..."} with 1 to 4000 characters, the last from the user.",
@@ -138,8 +139,8 @@ describe('POST /api/chat refuses what it cannot answer', () => {
         "detail": "messages must contain at most 50 messages.",
         "errors": [
           {
-            "message": "must contain at most 50 messages",
-            "path": "messages",
+            "field": "messages",
+            "message": "messages must contain at most 50 messages.",
           },
         ],
         "resolution": "Send 1 to 50 messages, each {"role":"user"|"assistant","content":"..."} with 1 to 4000 characters, the last from the user.",
@@ -162,8 +163,8 @@ describe('POST /api/chat refuses what it cannot answer', () => {
         "detail": "messages[0].role must be "user" or "assistant".",
         "errors": [
           {
-            "message": "must be "user" or "assistant"",
-            "path": "messages[0].role",
+            "field": "messages[0].role",
+            "message": "messages[0].role must be "user" or "assistant".",
           },
         ],
         "resolution": "Send 1 to 50 messages, each {"role":"user"|"assistant","content":"..."} with 1 to 4000 characters, the last from the user.",
@@ -181,8 +182,8 @@ describe('POST /api/chat refuses what it cannot answer', () => {
         "detail": "messages[0].content must not be empty.",
         "errors": [
           {
-            "message": "must not be empty",
-            "path": "messages[0].content",
+            "field": "messages[0].content",
+            "message": "messages[0].content must not be empty.",
           },
         ],
         "resolution": "Send 1 to 50 messages, each {"role":"user"|"assistant","content":"..."} with 1 to 4000 characters, the last from the user.",
@@ -200,8 +201,8 @@ describe('POST /api/chat refuses what it cannot answer', () => {
         "detail": "messages[0].content must be a string.",
         "errors": [
           {
-            "message": "must be a string",
-            "path": "messages[0].content",
+            "field": "messages[0].content",
+            "message": "messages[0].content must be a string.",
           },
         ],
         "resolution": "Send 1 to 50 messages, each {"role":"user"|"assistant","content":"..."} with 1 to 4000 characters, the last from the user.",
@@ -219,8 +220,8 @@ describe('POST /api/chat refuses what it cannot answer', () => {
         "detail": "messages[0].content must be at most 4000 characters.",
         "errors": [
           {
-            "message": "must be at most 4000 characters",
-            "path": "messages[0].content",
+            "field": "messages[0].content",
+            "message": "messages[0].content must be at most 4000 characters.",
           },
         ],
         "resolution": "Send 1 to 50 messages, each {"role":"user"|"assistant","content":"..."} with 1 to 4000 characters, the last from the user.",
@@ -239,8 +240,8 @@ describe('POST /api/chat refuses what it cannot answer', () => {
         "detail": "messages must end with a message from the user.",
         "errors": [
           {
-            "message": "must end with a message from the user",
-            "path": "messages",
+            "field": "messages",
+            "message": "messages must end with a message from the user.",
           },
         ],
         "resolution": "Send 1 to 50 messages, each {"role":"user"|"assistant","content":"..."} with 1 to 4000 characters, the last from the user.",
@@ -256,16 +257,16 @@ describe('POST /api/chat refuses what it cannot answer', () => {
     expect(body.errors).toMatchInlineSnapshot(`
       [
         {
-          "message": "must be "user" or "assistant"",
-          "path": "messages[0].role",
+          "field": "messages[0].role",
+          "message": "messages[0].role must be "user" or "assistant".",
         },
         {
-          "message": "must not be empty",
-          "path": "messages[0].content",
+          "field": "messages[0].content",
+          "message": "messages[0].content must not be empty.",
         },
         {
-          "message": "must be a string",
-          "path": "messages[1].content",
+          "field": "messages[1].content",
+          "message": "messages[1].content must be a string.",
         },
       ]
     `);
@@ -277,8 +278,8 @@ describe('POST /api/chat refuses what it cannot answer', () => {
       {
         "body": {
           "code": "payload_too_large",
-          "detail": "The request body is 68594 bytes; the limit is 65536.",
-          "resolution": "Send fewer or shorter messages, for example only the recent part of the conversation.",
+          "detail": "The request body exceeds the limit of 65536 bytes.",
+          "resolution": "Send at most 65536 bytes; leave out the oldest messages to fit.",
           "status": 413,
           "title": "Request body too large",
           "type": "about:blank",

@@ -225,7 +225,7 @@ describe.each(ENGINES)('POST /api/contact on %s', (engine) => {
                 "message": "The body must be a JSON object, not an array.",
               },
             ],
-            "resolution": "Send the form fields as one JSON object.",
+            "resolution": "Send the form as one JSON object.",
             "status": 400,
             "title": "Invalid request",
             "type": "about:blank",

@@ -7,7 +7,8 @@ import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promi
 import type { Services } from '../../app/services.ts';
 import { errorResponse, HttpError } from '../../lib/http-error.ts';
 import { composeReply, CONTACT_PATH, replyChunks, retrieve } from './built-in-assistant.ts';
-import { parseChatRequest, type ChatMessage } from './chat-request.ts';
+import { readJsonBody } from '../../lib/json-body.ts';
+import { CHAT_BODY, chatRequestFrom, type ChatMessage } from './chat-request.ts';
 import { corsHeaders, preflightHeaders } from './cors.ts';
 import type { KnowledgeIndex } from './knowledge-index.ts';
 import { streamLlmReply, type LlmSettings } from './llm-assistant.server.ts';
@@ -59,7 +60,7 @@ export async function handleChat(request: Request, services: ChatServices, deps:
   const cors = corsHeaders({ origin: decision.origin, allowed: decision.allowed });
   try {
     if (!decision.allowed) throw originError(decision);
-    const chat = parseChatRequest(request.headers.get('content-type'), await request.text());
+    const chat = chatRequestFrom(await readJsonBody(request, CHAT_BODY));
     const body = replyStream(chat.messages, request.signal, services, deps);
     return new Response(body, { status: 200, headers: { ...REPLY_HEADERS, ...cors } });
   } catch (error) {

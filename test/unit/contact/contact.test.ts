@@ -3,14 +3,13 @@ import { describe, expect, it } from 'vitest';
 import {
   ContactPayload,
   contactDelivery,
-  declaresForeignCharset,
   isHoneypotFilled,
-  isJsonMediaType,
   parseContactPayload,
   parseIdempotencyKey,
   sameContent,
   submissionContent,
 } from '../../../src/features/contact/contact.ts';
+import { declaresForeignCharset, isJsonMediaType } from '../../../src/lib/media-type.ts';
 
 const valid = { name: 'Ada', work_email: 'ada@example.com', priority: 'standard' };
 
