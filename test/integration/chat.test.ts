@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { composeReply } from '../../src/features/chat/built-in-assistant.ts';
 import { handleChat, handlePreflight, methodNotAllowed } from '../../src/features/chat/chat.server.ts';
-import { ask, chatDeps, chatRequest, chatServices, PARTNER, problemOf, readChunks, SITE, siteKnowledgeIndex } from '../unit/chat/chat-harness.ts';
+import { ask, CHAT_URL, chatDeps, chatRequest, chatServices, PARTNER, problemOf, readChunks, SITE, siteKnowledgeIndex } from '../unit/chat/chat-harness.ts';
 
 const services = chatServices();
 const post = (body: unknown, init?: Parameters<typeof chatRequest>[1], deps = chatDeps()) => handleChat(chatRequest(body, init), services, deps);
@@ -33,6 +33,42 @@ describe('POST /api/chat refuses what it cannot answer', () => {
   it('accepts a JSON media type with parameters or a +json suffix', async () => {
     expect((await post(ask('hi'), { contentType: 'application/json; charset=UTF-8' })).status).toBe(200);
     expect((await post(ask('hi'), { contentType: 'application/vnd.chat+json' })).status).toBe(200);
+  });
+
+  it('answers 415 to JSON declared in a charset other than UTF-8, as contact does', async () => {
+    const response = await post(ask('hi'), { contentType: 'application/json; charset=utf-16' });
+    expect(response.status).toBe(415);
+    expect(response.headers.get('accept-post')).toBe('application/json');
+  });
+
+  it('answers 415 with Accept-Encoding to a compressed body', async () => {
+    const headers = { origin: SITE, 'content-type': 'application/json', 'content-encoding': 'gzip' };
+    const response = await handleChat(new Request(CHAT_URL, { method: 'POST', headers, body: JSON.stringify(ask('hi')) }), services, chatDeps());
+    expect(response.status).toBe(415);
+    expect(response.headers.get('accept-encoding')).toBe('identity');
+  });
+
+  it('answers 400 malformed_json to a body that is not UTF-8 instead of guessing its text', async () => {
+    // {"messages":[{"role":"user","content":"\xff\xfe"}]} with two bytes no UTF-8 text contains.
+    const bytes = Buffer.concat([Buffer.from('{"messages":[{"role":"user","content":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}]}')]);
+    const response = await handleChat(new Request(CHAT_URL, { method: 'POST', headers: { origin: SITE, 'content-type': 'application/json' }, body: bytes }), services, chatDeps());
+    expect(await problemOf(response)).toMatchObject({ status: 400, body: { code: 'malformed_json', detail: 'The request body is not valid UTF-8.' } });
+  });
+
+  it.each([
+    ['NUL', 'hi \\u0000 there'],
+    ['a lone high surrogate', 'hi \\ud800'],
+    ['a lone low surrogate', '\\udc00 hi'],
+  ])('answers 400 naming the message whose content holds %s', async (_what, escaped) => {
+    const body = `{"messages":[{"role":"user","content":"hello"},{"role":"user","content":"${escaped}"}]}`;
+    expect((await problemOf(await post(body))).body).toMatchObject({
+      code: 'validation_failed',
+      errors: [{ field: 'messages[1].content', message: 'messages[1].content must not contain NUL characters (U+0000) or unpaired surrogates (U+D800 to U+DFFF).' }],
+    });
+  });
+
+  it('answers a well-formed surrogate pair (an emoji) like any other text', async () => {
+    expect((await post('{"messages":[{"role":"user","content":"hi \\ud83d\\ude00"}]}')).status).toBe(200);
   });
 
   it('answers 400 empty_body to an empty body', async () => {

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   ContactPayload,
   contactDelivery,
+  IdempotencyKey,
   isHoneypotFilled,
   parseContactPayload,
   parseIdempotencyKey,
@@ -79,6 +80,35 @@ describe('ContactPayload', () => {
   });
 });
 
+describe('ContactPayload as published', () => {
+  type StringSchema = { pattern?: string; allOf?: Array<{ pattern?: string }>; minLength?: number; maxLength?: number; format?: string; description?: string };
+  const published = (z.toJSONSchema(ContactPayload) as { properties: Record<string, StringSchema> }).properties;
+  /** Does a value satisfy what the document says (lengths and every pattern, ECMA-262 with `u`)? */
+  const documentAccepts = (schema: StringSchema, value: string) =>
+    value.length >= (schema.minLength ?? 0) &&
+    value.length <= (schema.maxLength ?? Infinity) &&
+    [schema.pattern, ...(schema.allOf ?? []).map((part) => part.pattern)].every((pattern) => pattern === undefined || new RegExp(pattern, 'u').test(value));
+  const samples = ['', ' ', ' \t\n ', 'a', ' Ada ', 'Ada\u0000', 'Ada \ud800', '\udfffAda', 'Ada \u{1F600}'];
+
+  it.each(['name', 'job_title', 'message'])('says exactly which %s values the server takes', (field) => {
+    for (const value of samples) {
+      const server = parseContactPayload({ ...valid, [field]: value }).ok;
+      expect([value, documentAccepts(published[field]!, value)]).toEqual([value, server]);
+    }
+  });
+
+  it('publishes "not blank" as a pattern, so "  " is refused by the document as by the server', () => {
+    expect(published['name']).toMatchObject({ minLength: 1, allOf: expect.arrayContaining([{ pattern: '\\S' }]) });
+    expect(parseContactPayload({ ...valid, name: '  ' })).toMatchObject({ ok: false, errors: [{ field: 'name', message: 'Name is required.' }] });
+  });
+
+  it('documents that the email is trimmed, since the address pattern alone would refuse surrounding spaces', () => {
+    expect(documentAccepts(published['work_email']!, ' ada@example.com ')).toBe(false);
+    expect(parseContactPayload({ ...valid, work_email: ' ada@example.com ' })).toMatchObject({ ok: true, payload: { work_email: 'ada@example.com' } });
+    expect(published['work_email']!.description).toContain('Surrounding white space is removed before the address is checked and stored');
+  });
+});
+
 describe('honeypot', () => {
   it.each([
     [{}, false],
@@ -132,6 +162,15 @@ describe('Idempotency-Key header', () => {
 
   it.each([[''], ['""'], ['   '], ['k'.repeat(256)], ['caf\u00e9'], ['a\u0001b']])('refuses %j', (header) => {
     expect(parseIdempotencyKey(header)).toMatchObject({ ok: false, error: { field: 'Idempotency-Key' } });
+  });
+
+  it('publishes the rule it enforces as the IdempotencyKey schema', () => {
+    const schema = z.toJSONSchema(IdempotencyKey) as { pattern: string; minLength: number; maxLength: number };
+    expect(schema).toMatchObject({ minLength: 1, maxLength: 255 });
+    for (const key of ['', ' ', 'a', 'a b', ' a', 'a ', 'k'.repeat(255), 'k'.repeat(256), 'caf\u00e9', 'a\u0001b', '8e03978e-40d5-43e8-bc93-6894a57f9324']) {
+      const documented = key.length >= schema.minLength && key.length <= schema.maxLength && new RegExp(schema.pattern, 'u').test(key);
+      expect([key, documented]).toEqual([key, IdempotencyKey.safeParse(key).success]);
+    }
   });
 });
 
