@@ -1,6 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { composeReply } from '../../src/features/chat/built-in-assistant.ts';
 import { handleChat, handlePreflight, methodNotAllowed } from '../../src/features/chat/chat.server.ts';
+import { handleContact } from '../../src/features/contact/handle-contact.ts';
+import { openTestDb, testServices, type TestDb } from './contact-fixtures.ts';
 import { ask, CHAT_URL, chatDeps, chatRequest, chatServices, PARTNER, problemOf, readChunks, SITE, siteKnowledgeIndex } from '../unit/chat/chat-harness.ts';
 
 const services = chatServices();
@@ -538,5 +540,40 @@ describe('the streamed reply', () => {
     });
     const text = (await readChunks(await post(ask('What is sellers.json?'), {}, deps))).join('');
     expect(text).toMatchInlineSnapshot(`"Sorry, I can't look anything up right now. Please try again in a moment, or write to the team: /contact"`);
+  });
+});
+
+describe('POST /api/chat and POST /api/contact read a body the same way', () => {
+  let db: TestDb;
+  beforeAll(async () => {
+    db = await openTestDb('sqlite');
+  });
+  afterAll(async () => {
+    await db?.dispose();
+  });
+
+  const big = new TextEncoder().encode(JSON.stringify({ messages: [{ role: 'user', content: 'x'.repeat(64 * 1024) }] }));
+  const faults: Array<[string, Record<string, string>, string | Uint8Array]> = [
+    ['a text/plain body', { 'content-type': 'text/plain' }, '{}'],
+    ['no Content-Type', {}, '{}'],
+    ['charset=utf-16', { 'content-type': 'application/json; charset=utf-16' }, '{}'],
+    ['a gzip content coding', { 'content-type': 'application/json', 'content-encoding': 'gzip' }, '{}'],
+    ['a declared length over both limits', { 'content-type': 'application/json', 'content-length': String(64 * 1024 + 1) }, '{}'],
+    ['a body over both limits', { 'content-type': 'application/json' }, big],
+    ['an empty body', { 'content-type': 'application/json' }, ''],
+    ['a body of white space', { 'content-type': 'application/json' }, ' \r\n '],
+    ['broken JSON', { 'content-type': 'application/json' }, '{"a":'],
+    ['bytes that are not UTF-8', { 'content-type': 'application/json' }, new Uint8Array([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d])],
+    ['a JSON array', { 'content-type': 'application/json' }, '[]'],
+    ['JSON null', { 'content-type': 'application/json' }, 'null'],
+  ];
+
+  it.each(faults)('answers %s with the same status and code', async (_label, headers, body) => {
+    const bytes = typeof body === 'string' ? new TextEncoder().encode(body) : body;
+    const request = (url: string) => new Request(url, { method: 'POST', headers: { origin: SITE, ...headers }, body: bytes });
+    const contact = await problemOf(await handleContact(request('http://127.0.0.1:4321/api/contact'), testServices(db.handle)));
+    const chat = await problemOf(await handleChat(request(CHAT_URL), services, chatDeps()));
+    expect(chat.status).toBeGreaterThanOrEqual(400);
+    expect([chat.status, (chat.body as { code: string }).code]).toEqual([contact.status, (contact.body as { code: string }).code]);
   });
 });
