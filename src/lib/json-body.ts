@@ -9,16 +9,15 @@
  * - 400 `malformed_json`: not UTF-8, or not JSON; 400 `empty_body`: nothing but white space;
  * - 400 `validation_failed`: JSON, but not an object (the `errors` entry has field "").
  *
- * The byte limit is the caller's: the edge enforces the same figure while reading from the
- * socket, and this repeats it for any other caller (tests, another adapter).
+ * The byte limit is the caller's: the route adapter passes its route's `bodyLimit` (the route
+ * table, src/server/routes.ts), which the edge already enforced while reading from the socket;
+ * this repeats it for any other caller (tests, another adapter) and never buffers past it.
  */
 import { FieldError, validationFailed } from './field-error.ts';
 import { HttpError } from './http-error.ts';
 import { declaresForeignCharset, isJsonMediaType } from './media-type.ts';
 
 export interface JsonBodyOptions {
-  /** Largest body accepted, in bytes. */
-  maxBytes: number;
   /** What the body carries, for resolutions: "the form", "the conversation". */
   subject: string;
   /** A small valid body, quoted when the body is empty or not an object. */
@@ -67,15 +66,14 @@ export function checkJsonRepresentation(headers: Headers, options: Pick<JsonBody
   }
 }
 
-function tooLarge(detail: string, options: JsonBodyOptions): HttpError {
-  return new HttpError(413, 'payload_too_large', { detail, resolution: `Send at most ${options.maxBytes} bytes; ${options.sizeHint}.` });
+function tooLarge(detail: string, limit: number, options: JsonBodyOptions): HttpError {
+  return new HttpError(413, 'payload_too_large', { detail, resolution: `Send at most ${limit} bytes; ${options.sizeHint}.` });
 }
 
 /** The body's bytes, refusing it as soon as it passes the limit (the rest is cancelled, not read). */
-async function readBytes(request: Request, options: JsonBodyOptions): Promise<Uint8Array> {
-  const limit = options.maxBytes;
+async function readBytes(request: Request, limit: number, options: JsonBodyOptions): Promise<Uint8Array> {
   const declared = request.headers.get('content-length');
-  if (declared !== null && Number(declared) > limit) throw tooLarge(`The request body is ${declared} bytes; the limit is ${limit}.`, options);
+  if (declared !== null && Number(declared) > limit) throw tooLarge(`The request body is ${declared} bytes; the limit is ${limit}.`, limit, options);
   if (!request.body) return new Uint8Array(0);
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -86,7 +84,7 @@ async function readBytes(request: Request, options: JsonBodyOptions): Promise<Ui
     size += value.byteLength;
     if (size > limit) {
       await reader.cancel().catch(() => {});
-      throw tooLarge(`The request body exceeds the limit of ${limit} bytes.`, options);
+      throw tooLarge(`The request body exceeds the limit of ${limit} bytes.`, limit, options);
     }
     chunks.push(value);
   }
@@ -122,8 +120,11 @@ export function parseJsonObject(bytes: Uint8Array, options: Pick<JsonBodyOptions
   return value as Record<string, unknown>;
 }
 
-/** The request's body as a JSON object, or the HttpError (415, 413, 400) that says why not. */
-export async function readJsonBody(request: Request, options: JsonBodyOptions): Promise<Record<string, unknown>> {
+/**
+ * The request's body as a JSON object of at most `maxBytes` bytes, or the HttpError (415, 413,
+ * 400) that says why not.
+ */
+export async function readJsonBody(request: Request, maxBytes: number, options: JsonBodyOptions): Promise<Record<string, unknown>> {
   checkJsonRepresentation(request.headers, options);
-  return parseJsonObject(await readBytes(request, options), options);
+  return parseJsonObject(await readBytes(request, maxBytes, options), options);
 }

@@ -553,7 +553,7 @@ describe('POST /api/chat and POST /api/contact read a body the same way', () => 
   });
 
   const big = new TextEncoder().encode(JSON.stringify({ messages: [{ role: 'user', content: 'x'.repeat(64 * 1024) }] }));
-  const faults: Array<[string, Record<string, string>, string | Uint8Array]> = [
+  const faults: Array<[string, Record<string, string>, string | Uint8Array<ArrayBuffer>]> = [
     ['a text/plain body', { 'content-type': 'text/plain' }, '{}'],
     ['no Content-Type', {}, '{}'],
     ['charset=utf-16', { 'content-type': 'application/json; charset=utf-16' }, '{}'],

@@ -10,19 +10,22 @@ import { checkJsonRepresentation, parseJsonObject, type JsonBodyOptions } from '
 
 export type { FieldError } from '../../lib/field-error.ts';
 
-/** Conversation limits. The edge enforces the byte limit while reading; it is re-checked here. */
+/** Conversation limits. */
 export const CHAT_LIMITS = {
   /** Most messages one request may carry. */
   maxMessages: 50,
   /** Longest message content, in characters (UTF-16 code units, as `String.length` counts). */
   maxContentChars: 4000,
-  /** Largest request body, in bytes. */
+  /**
+   * Largest request body, in bytes, as documented. The limit enforced is the route table's
+   * (`routeOf(PATHS.chat).bodyLimit`, src/server/routes.ts), which the route adapter passes to
+   * the handler; a unit test keeps the two equal.
+   */
   maxBodyBytes: 64 * 1024,
 } as const;
 
-/** How the chat body is read (src/lib/json-body.ts): the byte limit and the words of its refusals. */
+/** The words of the chat body's refusals (src/lib/json-body.ts). */
 export const CHAT_BODY: JsonBodyOptions = {
-  maxBytes: CHAT_LIMITS.maxBodyBytes,
   subject: 'the conversation',
   example: '{"messages":[{"role":"user","content":"Hello"}]}',
   shape: 'a JSON object with a messages array',

@@ -17,19 +17,19 @@ export const CONTACT_LIMITS = {
   /** RFC 5321 section 4.5.3.1.3: a forward path holds at most 256 octets including `<` and `>`. */
   emailChars: 254,
   messageChars: 5000,
-  /** Largest request body, in bytes. The edge refuses larger bodies while reading. */
+  /**
+   * Largest request body, in bytes, as documented. The limit enforced is the route table's
+   * (`routeOf(PATHS.contact).bodyLimit`, src/server/routes.ts), which the route adapter passes
+   * to the handler; a unit test keeps the two equal.
+   */
   bodyBytes: 32 * 1024,
 } as const;
 
 /** At least one character that is not white space: what "not blank" means, as a JSON Schema pattern. */
 const NOT_BLANK = /\S/;
 
-/**
- * How the contact body is read (src/lib/json-body.ts): the byte limit and the words of its
- * refusals.
- */
+/** The words of the contact body's refusals (src/lib/json-body.ts). */
 export const CONTACT_BODY: JsonBodyOptions = {
-  maxBytes: CONTACT_LIMITS.bodyBytes,
   subject: 'the form',
   example: '{"name":"Ada","work_email":"ada@example.com","priority":"standard"}',
   shape: 'a JSON object with name, work_email and priority',

@@ -12,10 +12,15 @@ import type { Services } from '../../app/services.ts';
 import { validationFailed } from '../../lib/field-error.ts';
 import { HttpError, errorResponse } from '../../lib/http-error.ts';
 import { readJsonBody } from '../../lib/json-body.ts';
-import { CONTACT_BODY, isHoneypotFilled, parseContactPayload, parseIdempotencyKey, type ContactPayload } from './contact.ts';
+import { CONTACT_BODY, CONTACT_LIMITS, isHoneypotFilled, parseContactPayload, parseIdempotencyKey, type ContactPayload } from './contact.ts';
 import { IdempotencyKeyReused, storeSubmission, type StoreResult } from './contact.server.ts';
 
 export interface HandleContactOptions {
+  /**
+   * Largest body, in bytes: the route's `bodyLimit` (src/server/routes.ts), passed by the route
+   * adapter. Other callers (tests) get the documented CONTACT_LIMITS.bodyBytes.
+   */
+  maxBodyBytes?: number;
   /**
    * Budget for storing, in ms. The interface promises an answer within 5 s; 4 s leaves room
    * for reading the body and for the response itself.
@@ -37,7 +42,7 @@ export async function handleContact(request: Request, services: Services, option
     }
     const key = parseIdempotencyKey(request.headers.get('idempotency-key'));
     if (!key.ok) throw validationFailed([key.error], 'Send a fresh UUID per submission in Idempotency-Key, or leave the header out.');
-    const body = await readJsonBody(request, CONTACT_BODY);
+    const body = await readJsonBody(request, options.maxBodyBytes ?? CONTACT_LIMITS.bodyBytes, CONTACT_BODY);
     if (isHoneypotFilled(body)) {
       // Answer as if stored, so a bot learns nothing to adapt to.
       services.log.info({ reason: 'honeypot' }, 'contact submission dropped');

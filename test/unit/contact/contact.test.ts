@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import {
+  CONTACT_LIMITS,
   ContactPayload,
   contactDelivery,
   IdempotencyKey,
@@ -11,6 +12,8 @@ import {
   submissionContent,
 } from '../../../src/features/contact/contact.ts';
 import { declaresForeignCharset, isJsonMediaType } from '../../../src/lib/media-type.ts';
+import { PATHS } from '../../../src/lib/paths.ts';
+import { routeOf } from '../../../src/server/routes.ts';
 
 const valid = { name: 'Ada', work_email: 'ada@example.com', priority: 'standard' };
 
@@ -77,6 +80,12 @@ describe('ContactPayload', () => {
     expect(schema.properties['work_email']).toMatchObject({ format: 'email', maxLength: 254 });
     expect(schema.properties['priority']).toMatchObject({ enum: ['high', 'standard', 'message'] });
     expect(schema.properties['message']).toMatchObject({ maxLength: 5000 });
+  });
+});
+
+describe('CONTACT_LIMITS', () => {
+  it('documents the byte limit the route table enforces', () => {
+    expect(CONTACT_LIMITS.bodyBytes).toBe(routeOf(PATHS.contact).bodyLimit);
   });
 });
 
