@@ -94,6 +94,17 @@ describe('the assistant with an LLM configured', () => {
     expect(llm.requests[0]!.abortedByClient).toBe(true);
   });
 
+  it('never cuts a reply between the two halves of a surrogate pair', async () => {
+    // 7 code units a token: 685 tokens fill 4,795 of 4,800, and the bound falls inside the emoji.
+    llm.behaviour = { kind: 'endless', token: 'abcd\u{1F600}x' };
+    const notice = '\n\n(The answer was cut short because it was too long.)';
+    const text = (await readChunks(await chat('What is sellers.json?'))).join('');
+    const reply = text.slice(0, -notice.length);
+    expect(reply.length).toBe(LLM_BOUNDS.replyChars - 1);
+    expect(reply.endsWith('abcd')).toBe(true);
+    expect(/\p{Cs}/u.test(reply)).toBe(false);
+  });
+
   it('answers with the built-in assistant when the provider refuses', async () => {
     llm.behaviour = { kind: 'refuse', status: 503 };
     const text = (await readChunks(await chat('What is sellers.json?'))).join('');

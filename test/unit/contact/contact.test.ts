@@ -152,6 +152,8 @@ describe('content type', () => {
   it('notices a declared charset other than UTF-8', () => {
     expect(declaresForeignCharset('application/json; charset=iso-8859-1')).toBe(true);
     expect(declaresForeignCharset('application/json; charset="latin1"')).toBe(true);
+    expect(declaresForeignCharset('application/json; charset=utf-16')).toBe(true);
+    expect(declaresForeignCharset('application/json; charset=')).toBe(true);
     expect(declaresForeignCharset('application/json; charset=UTF-8')).toBe(false);
     expect(declaresForeignCharset('application/json; charset=utf8')).toBe(false);
     expect(declaresForeignCharset('application/json')).toBe(false);
