@@ -13,8 +13,9 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb } from '../../src/db/create-db.ts';
 import { migrateToLatest } from '../../src/db/migrations/index.ts';
-import { createOpenApiDocument } from '../../src/features/openapi/document.ts';
-import { contactExample } from '../../src/features/openapi/examples.ts';
+import { createOpenApiDocument } from '../../src/api-docs/document.ts';
+import { SITE_NAME } from '../../src/components/site.ts';
+import { contactExample } from '../../src/features/contact/contact.openapi.ts';
 import { documentedResponses, exercised, expectToMatchContract } from '../helpers/contract.ts';
 import { createTempDatabase, type TempDatabase } from '../helpers/postgres.ts';
 import { startServer, tempSqliteUrl, type RunningServer } from '../helpers/server.ts';
@@ -172,7 +173,7 @@ describe('the operations endpoints, checked against the OpenAPI document', () =>
   it('serves the OpenAPI document the code generates, with an ETag', async () => {
     const served = await call(main, 'GET', '/openapi.json');
     const body = served.body as { servers: { url: string }[] };
-    expect(body).toEqual(JSON.parse(JSON.stringify(createOpenApiDocument({ siteUrl: body.servers[0]!.url }))));
+    expect(body).toEqual(JSON.parse(JSON.stringify(createOpenApiDocument({ siteName: SITE_NAME, siteUrl: body.servers[0]!.url }))));
     expect((await call(main, 'GET', '/openapi.json', { headers: { 'if-none-match': served.headers.get('etag')! } })).status).toBe(304);
   });
 
@@ -193,7 +194,7 @@ describe('the operations endpoints, checked against the OpenAPI document', () =>
 
 describe('the code samples of the document', () => {
   const samples = () => {
-    const document = createOpenApiDocument({ siteUrl: main.url }) as unknown as { paths: Record<string, Record<string, { operationId: string; 'x-codeSamples'?: { label: string; source: string }[] }>> };
+    const document = createOpenApiDocument({ siteName: SITE_NAME, siteUrl: main.url }) as unknown as { paths: Record<string, Record<string, { operationId: string; 'x-codeSamples'?: { label: string; source: string }[] }>> };
     return Object.values(document.paths).flatMap((item) => Object.values(item).flatMap((op) => (op['x-codeSamples'] ?? []).map((s) => ({ id: op.operationId, ...s }))));
   };
 
