@@ -135,7 +135,7 @@ describe('the OpenAPI document', () => {
         if (method === 'servers') continue;
         const response = (op as Json)['responses']['431'] as Json | undefined;
         expect(response, `${method} ${path}`).toBeDefined();
-        const [[type, media]] = Object.entries(response!['content'] as Json) as [string, Json][];
+        const [type, media] = Object.entries(response!['content'] as Json)[0] as [string, Json];
         if (path === '/api/v1/public/data') {
           expect(type).toBe('application/json');
           expect(media['schema']['required']).toEqual(['code', 'message']);
