@@ -42,7 +42,15 @@ export function describeWindows(windows: readonly Window[]): string {
   return windows.map((w) => `${w.limit.toLocaleString('en')} ${per(w)} (\`${w.name}\`)`).join(', ');
 }
 
-/** The closing sentence of a rate-limited operation's description. */
-export function rateLimitNote(windows: readonly Window[]): string {
-  return `Rate limit (defaults): ${describeWindows(windows)} per client.`;
+/** What names and describes an operation. */
+export interface OperationHead {
+  operationId: string;
+  tags: string[];
+  summary: string;
+  description: string;
+}
+
+/** The head of a site-interface operation limited by `windows`: its description ends with the limits. */
+export function siteOperation(operationId: string, summary: string, description: string, windows: readonly Window[]): OperationHead {
+  return { operationId, tags: ['Site'], summary, description: `${description}Rate limit (defaults): ${describeWindows(windows)} per client.` };
 }

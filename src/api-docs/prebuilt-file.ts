@@ -5,15 +5,12 @@
 import { z } from 'zod';
 import type { ZodOpenApiOperationObject } from 'zod-openapi';
 import type { Window } from '../features/ratelimit/policies.ts';
+import type { OperationHead } from './context.ts';
 import { codeSamples } from './code-samples.ts';
 import { ConditionalRequestHeaders, siteRateLimitHeaders } from './headers.ts';
 import { cachedRead, errorResponses, methodNotAllowed, siteRateLimited, type ReadBody } from './responses.ts';
 
-export interface PrebuiltFileSpec {
-  operationId: string;
-  tags: string[];
-  summary: string;
-  description: string;
+export interface PrebuiltFileSpec extends OperationHead {
   pathname: string;
   siteUrl: string;
   body: ReadBody;

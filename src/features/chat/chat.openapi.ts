@@ -6,10 +6,10 @@
 import { z } from 'zod';
 import type { ZodOpenApiOperationObject } from 'zod-openapi';
 import { codeSamples } from '../../api-docs/code-samples.ts';
-import { rateLimitNote, type ApiContext } from '../../api-docs/context.ts';
+import { siteOperation, type ApiContext } from '../../api-docs/context.ts';
 import { errorBody, problemExample, thrownBody, type Examples } from '../../api-docs/examples.ts';
 import { NoStoreHeaders, siteRateLimitHeaders } from '../../api-docs/headers.ts';
-import { errorResponses, invalidBody, methodNotAllowed, siteRateLimited } from '../../api-docs/responses.ts';
+import { errorResponses, invalidBody, methodNotAllowed, siteRateLimited, type Same } from '../../api-docs/responses.ts';
 import { PATHS } from '../../lib/paths.ts';
 import { CHAT_LIMITS, ChatRequest, parseChatRequest, type FieldError } from './chat-request.ts';
 import { CHAT_ALLOW } from './chat.server.ts';
@@ -23,7 +23,6 @@ export const ChatFieldError = z
     message: z.string().meta({ description: 'What is wrong with it (reads on from the path).', examples: ['must end with a message from the user'] }),
   })
   .meta({ id: 'ChatFieldError', description: 'One invalid member of the chat request.' });
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 true satisfies Same<z.infer<typeof ChatFieldError>, FieldError>;
 
 export const chatExample: ChatRequest = {
@@ -40,6 +39,11 @@ export const chatReplyExample =
   'More in the API reference: /docs/api';
 
 const at = PATHS.chat;
+
+const ABOUT =
+  'Answers the last message of the conversation with a plain-text reply, streamed as it is written. ' +
+  'Browsers send Origin themselves; pages of origins the operator has not allowed get 403, and so do requests without Origin unless the operator allows them (CHAT_ALLOW_NO_ORIGIN).\n\n' +
+  `Body: JSON, at most ${CHAT_LIMITS.maxBodyBytes.toLocaleString('en')} bytes, ${CHAT_LIMITS.maxMessages} messages of ${CHAT_LIMITS.maxContentChars.toLocaleString('en')} characters. `;
 
 /** Error bodies of sendChatMessage, by status. */
 export function chatErrors(): Record<number, Examples> {
@@ -72,14 +76,7 @@ export function sendChatMessage(context: ApiContext): ZodOpenApiOperationObject 
   const headers = siteRateLimitHeaders(context.policies.chat);
   const examples = chatErrors();
   return {
-    operationId: 'sendChatMessage',
-    tags: ['Site'],
-    summary: 'Ask the site assistant',
-    description:
-      'Answers the last message of the conversation with a plain-text reply, streamed as it is written. ' +
-      'Browsers send Origin themselves; pages of origins the operator has not allowed get 403, and so do requests without Origin unless the operator allows them (CHAT_ALLOW_NO_ORIGIN).\n\n' +
-      `Body: JSON, at most ${CHAT_LIMITS.maxBodyBytes.toLocaleString('en')} bytes, ${CHAT_LIMITS.maxMessages} messages of ${CHAT_LIMITS.maxContentChars.toLocaleString('en')} characters. ` +
-      rateLimitNote(context.policies.chat),
+    ...siteOperation('sendChatMessage', 'Ask the site assistant', ABOUT, context.policies.chat),
     requestParams: {
       header: z.object({
         Origin: z

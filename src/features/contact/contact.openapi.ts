@@ -6,12 +6,12 @@
 import { z } from 'zod';
 import type { ZodOpenApiOperationObject } from 'zod-openapi';
 import { codeSamples } from '../../api-docs/code-samples.ts';
-import { rateLimitNote, type ApiContext } from '../../api-docs/context.ts';
+import { siteOperation, type ApiContext } from '../../api-docs/context.ts';
 import { problemExample, type Examples } from '../../api-docs/examples.ts';
 import { NoStoreHeaders, siteRateLimitHeaders } from '../../api-docs/headers.ts';
-import { errorResponses, invalidBody, methodNotAllowed, siteRateLimited } from '../../api-docs/responses.ts';
+import { errorResponses, invalidBody, methodNotAllowed, siteRateLimited, type Same } from '../../api-docs/responses.ts';
 import { PATHS } from '../../lib/paths.ts';
-import { CONTACT_LIMITS, ContactPayload, parseContactPayload, type FieldError } from './contact.ts';
+import { CONTACT_LIMITS, ContactPayload, IDEMPOTENCY_KEY_MAX, parseContactPayload, type FieldError } from './contact.ts';
 
 // One entry of the `errors` extension of a 400 problem. The `satisfies` line below fails the
 // type check if the handler's FieldError and this schema ever differ.
@@ -22,7 +22,6 @@ export const ContactFieldError = z
     expected: z.string().meta({ description: 'What a valid value looks like.', examples: ['an email address such as ada@example.com, at most 254 characters'] }),
   })
   .meta({ id: 'ContactFieldError', description: 'One invalid field of the contact form.' });
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 true satisfies Same<z.infer<typeof ContactFieldError>, FieldError>;
 
 export const contactExample: ContactPayload = {
@@ -34,6 +33,21 @@ export const contactExample: ContactPayload = {
 };
 
 const at = PATHS.contact;
+
+const ABOUT =
+  'Stores a contact request for the team. The answer is 200 only once the request is durably stored; if storage fails, 502 and nothing was stored. ' +
+  'Send an Idempotency-Key to make retries safe: the same key with the same content is stored once.\n\n' +
+  `Body: UTF-8 JSON, at most ${CONTACT_LIMITS.bodyBytes.toLocaleString('en')} bytes. `;
+
+/** Idempotency-Key (draft-ietf-httpapi-idempotency-key-header): a retry is stored once. */
+const IdempotencyKeyHeader = z.object({
+  'Idempotency-Key': z
+    .string()
+    .min(1)
+    .max(IDEMPOTENCY_KEY_MAX)
+    .optional()
+    .meta({ description: 'A unique value per submission, such as a UUID; a retry with the same key and content is not stored twice.', examples: ['5b0f6f0e-3c1d-4e6b-9a55-1f2a0c7d9e41'] }),
+});
 const badContact = { name: 'Ada Lovelace', work_email: 'ada@harbourdaily', priority: 'urgent' };
 
 /** Error bodies of submitContact, by status. */
@@ -101,23 +115,8 @@ export function submitContact(context: ApiContext): ZodOpenApiOperationObject {
   const headers = siteRateLimitHeaders(context.policies.contact);
   const examples = contactErrors();
   return {
-    operationId: 'submitContact',
-    tags: ['Site'],
-    summary: 'Send a contact request',
-    description:
-      'Stores a contact request for the team. The answer is 200 only once the request is durably stored; if storage fails, 502 and nothing was stored. ' +
-      'Send an Idempotency-Key to make retries safe: the same key with the same content is stored once.\n\n' +
-      `Body: UTF-8 JSON, at most ${CONTACT_LIMITS.bodyBytes.toLocaleString('en')} bytes. ${rateLimitNote(context.policies.contact)}`,
-    requestParams: {
-      header: z.object({
-        'Idempotency-Key': z
-          .string()
-          .min(1)
-          .max(255)
-          .optional()
-          .meta({ description: 'A unique value per submission, such as a UUID; a retry with the same key and content is not stored twice.', examples: ['5b0f6f0e-3c1d-4e6b-9a55-1f2a0c7d9e41'] }),
-      }),
-    },
+    ...siteOperation('submitContact', 'Send a contact request', ABOUT, context.policies.contact),
+    requestParams: { header: IdempotencyKeyHeader },
     requestBody: { required: true, content: { 'application/json': { schema: ContactPayload, example: contactExample } } },
     responses: {
       '200': {

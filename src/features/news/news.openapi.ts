@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import type { ZodOpenApiOperationObject } from 'zod-openapi';
-import { rateLimitNote, type ApiContext } from '../../api-docs/context.ts';
+import { siteOperation, type ApiContext } from '../../api-docs/context.ts';
 import { prebuiltFileOperation } from '../../api-docs/prebuilt-file.ts';
 import { PATHS } from '../../lib/paths.ts';
 import { NewsArticle } from './schema.ts';
@@ -30,12 +30,12 @@ export const newsListExample: NewsArticle[] = [
 
 export function listNews(context: ApiContext): ZodOpenApiOperationObject {
   return prebuiltFileOperation({
-    operationId: 'listNews',
-    tags: ['Site'],
-    summary: 'List news articles',
-    description:
-      'Every published article, newest first: metadata only, without the article body. The list is prebuilt at deploy time; use If-None-Match with the ETag to revalidate cheaply. HEAD is answered too.\n\n' +
-      rateLimitNote(context.policies.site),
+    ...siteOperation(
+      'listNews',
+      'List news articles',
+      'Every published article, newest first: metadata only, without the article body. The list is prebuilt at deploy time; use If-None-Match with the ETag to revalidate cheaply. HEAD is answered too.\n\n',
+      context.policies.site,
+    ),
     pathname: PATHS.news,
     siteUrl: context.siteUrl,
     windows: context.policies.site,

@@ -3,7 +3,7 @@
  * schema the file is validated with.
  */
 import type { ZodOpenApiOperationObject } from 'zod-openapi';
-import { rateLimitNote, type ApiContext } from '../../api-docs/context.ts';
+import { siteOperation, type ApiContext } from '../../api-docs/context.ts';
 import { prebuiltFileOperation } from '../../api-docs/prebuilt-file.ts';
 import { PATHS } from '../../lib/paths.ts';
 import { SellersDocument } from './schema.ts';
@@ -29,12 +29,12 @@ export const sellersExample: SellersDocument = {
 
 export function getSellersJson(context: ApiContext): ZodOpenApiOperationObject {
   return prebuiltFileOperation({
-    operationId: 'getSellersJson',
-    tags: ['Site'],
-    summary: 'Get the sellers.json file',
-    description:
-      'The seller transparency file in the open sellers.json 1.0 format (IAB Tech Lab): every seller account authorised to sell through this exchange. `version` is the version of that format, not of this API.\n\n' +
-      rateLimitNote(context.policies.site),
+    ...siteOperation(
+      'getSellersJson',
+      'Get the sellers.json file',
+      'The seller transparency file in the open sellers.json 1.0 format (IAB Tech Lab): every seller account authorised to sell through this exchange. `version` is the version of that format, not of this API.\n\n',
+      context.policies.site,
+    ),
     pathname: PATHS.sellers,
     siteUrl: context.siteUrl,
     windows: context.policies.site,
