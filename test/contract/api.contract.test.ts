@@ -190,6 +190,7 @@ describe('the operations endpoints, checked against the OpenAPI document', () =>
     for (const id of ['listNews', 'submitContact', 'sendChatMessage', 'getSellersJson', 'getDailyStats']) expect(html).toContain(`id="${id}"`);
     expect(html).toContain('href="/openapi.json"');
     expect(html).toContain('curl -X POST');
+    expect(html).toContain('id="getDailyStats-431"');
   });
 });
 
