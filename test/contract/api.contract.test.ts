@@ -183,14 +183,16 @@ describe('the operations endpoints, checked against the OpenAPI document', () =>
     expect((await call(main, 'GET', '/readyz')).body).toEqual({ status: 'ready', database: 'sqlite' });
   });
 
-  it('publishes the reference page with every operation and a link to the document', async () => {
+  it('publishes the reference page with every operation, a heading for every documented response, and a link to the document', async () => {
     const page = await fetch(`${main.url}/docs/api`);
     expect(page.status).toBe(200);
     const html = await page.text();
     for (const id of ['listNews', 'submitContact', 'sendChatMessage', 'getSellersJson', 'getDailyStats']) expect(html).toContain(`id="${id}"`);
     expect(html).toContain('href="/openapi.json"');
     expect(html).toContain('curl -X POST');
-    expect(html).toContain('id="getDailyStats-431"');
+    // One heading per documented response, built by the page's components from the same document.
+    for (const pair of await documentedResponses()) expect(html, pair).toContain(`id="${pair.replace(' ', '-')}"`);
+    expect(html).toMatch(/<th scope="row"[^>]*><code[^>]*>startDate<\/code><\/th>/);
   });
 });
 
