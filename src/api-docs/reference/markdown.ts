@@ -1,3 +1,4 @@
+/** The descriptions of the OpenAPI document as safe HTML for /docs/api. */
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
 export function escapeHtml(text: string): string {

@@ -23,7 +23,7 @@ const REASONS: Record<string, string> = {
   '415': 'Unsupported Media Type',
   '422': 'Unprocessable Content',
   '429': 'Too Many Requests',
-  '431': 'Request Header Fields Too Large',
+  '431': 'Request Header Fields Too Large', // RFC 6585 section 5
   '500': 'Internal Server Error',
   '502': 'Bad Gateway',
   '503': 'Service Unavailable',
