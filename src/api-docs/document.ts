@@ -47,7 +47,7 @@ export function createOpenApiDocument(options: OpenApiOptions): OpenApiDocument 
       summary: 'News, contact, site assistant, sellers.json and the community data interface.',
       description:
         'Two HTTP interfaces of one service. The **site interface** lists news, accepts contact requests, streams replies of the site assistant and publishes the sellers.json file; its errors are RFC 9457 problem details (`application/problem+json`) with a stable `code`. ' +
-        'The **community data interface** (`/api/v1/public`) returns daily statistics; its errors are `{code, message}` with codes SVC1005 and SVC1010.\n\n' +
+        `The **community data interface** (\`${PATHS.dataPrefix}\`) returns daily statistics; its errors are \`{code, message}\` with codes SVC1005 and SVC1010.\n\n` +
         'Every site response carries RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset and RateLimit-Policy; a 429 adds Retry-After and X-RateLimit-Scope. ' +
         'Every data response carries X-RateLimit-Remaining, X-RateLimit-Reset and X-Daily-Quota-Remaining; its 429 adds Retry-After. ' +
         'Refusals made before rate limiting carry neither: 431 (request line and headers over 16 KiB) and 405 to a method the server does not know. ' +
