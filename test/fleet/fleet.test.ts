@@ -1,11 +1,10 @@
 /**
- * The fleet (issue 8): nginx in front of two instances sharing the machine's PostgreSQL and
- * Redis, checked through the proxy the way clients see it.
+ * The fleet (issue 8): nginx in front of two instances sharing one PostgreSQL and one Redis (the
+ * run's, see test/global-setup.ts), checked through the proxy the way clients see it.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,19 +12,12 @@ import { renderNginx } from '../../deploy/render-nginx.ts';
 import { createDb, type DbHandle } from '../../src/db/create-db.ts';
 import { migrateToLatest } from '../../src/db/migrations/index.ts';
 import { createTempDatabase, type TempDatabase } from '../helpers/postgres.ts';
+import { freePort } from '../helpers/processes.ts';
+import { testRedisUrl } from '../helpers/redis.ts';
 import { startServer, type RunningServer } from '../helpers/server.ts';
 
 const NGINX = ['/usr/sbin/nginx', 'nginx'].find((bin) => spawnSync(bin, ['-v']).status === 0);
 if (!NGINX) throw new Error('nginx is required for the fleet test (Debian package nginx-light; .ci/run installs it)');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 async function waitFor(url: string, timeoutMs = 10_000): Promise<void> {
   const until = Date.now() + timeoutMs;
@@ -78,7 +70,7 @@ describe('two instances behind nginx on PostgreSQL and Redis', () => {
     tick = cron.at;
     const env = {
       DATABASE_URL: pg.url,
-      REDIS_URL: 'redis://127.0.0.1:6379',
+      REDIS_URL: testRedisUrl(),
       REDIS_KEY_PREFIX: `fleet-${randomBytes(4).toString('hex')}:`,
       REDIS_TIMEOUT_MS: '3000', // exact shared limits: no fallback on a loaded machine
 
