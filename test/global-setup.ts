@@ -49,7 +49,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     redisUrl ? undefined : timed(() => startRedis()),
     buildIfMissing(),
   ] as const);
-  const [pgStart, redisStart, build] = started;
+  const [pgStart, redisStart] = started;
   const postgres: PostgresCluster | undefined = pgStart.status === 'fulfilled' ? pgStart.value?.value : undefined;
   const redis: RedisServer | undefined = redisStart.status === 'fulfilled' ? redisStart.value?.value : undefined;
 

@@ -38,7 +38,7 @@ export interface OwnedProcess {
 
 export interface OwnedProcessOptions {
   /** Run as this OS user (needs root): PostgreSQL refuses to run as root. */
-  user?: string;
+  user?: string | undefined;
   /** Signal the kernel sends the process when the runner dies. */
   deathSignal?: NodeJS.Signals;
   cwd?: string;
