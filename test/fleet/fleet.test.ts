@@ -2,22 +2,21 @@
  * The fleet (issue 8): nginx in front of two instances sharing one PostgreSQL and one Redis (the
  * run's, see test/global-setup.ts), checked through the proxy the way clients see it.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderNginx } from '../../deploy/render-nginx.ts';
-import { createDb, type DbHandle } from '../../src/db/create-db.ts';
-import { migrateToLatest } from '../../src/db/migrations/index.ts';
-import { createTempDatabase, type TempDatabase } from '../helpers/postgres.ts';
-import { freePort } from '../helpers/processes.ts';
+import type { DbHandle } from '../../src/db/create-db.ts';
+import { createMigratedDatabase, type MigratedDatabase } from '../helpers/postgres.ts';
+import { freePort, spawnOwned, type OwnedProcess } from '../helpers/processes.ts';
 import { testRedisUrl } from '../helpers/redis.ts';
 import { startServer, type RunningServer } from '../helpers/server.ts';
 
 const NGINX = ['/usr/sbin/nginx', 'nginx'].find((bin) => spawnSync(bin, ['-v']).status === 0);
-if (!NGINX) throw new Error('nginx is required for the fleet test (Debian package nginx-light; .ci/run installs it)');
+if (!NGINX) throw new Error('nginx is required for the fleet test (Debian package nginx-light; `bash test/system-deps.sh` installs it)');
 
 async function waitFor(url: string, timeoutMs = 10_000): Promise<void> {
   const until = Date.now() + timeoutMs;
@@ -41,19 +40,18 @@ function cronAt(secondsAhead: number): { expression: string; at: Date } {
 const DAY_QUOTA = 40;
 
 describe('two instances behind nginx on PostgreSQL and Redis', () => {
-  let pg: TempDatabase;
+  let pg: MigratedDatabase;
   let db: DbHandle;
   let a: RunningServer;
   let b: RunningServer;
-  let nginx: ChildProcess;
+  let nginx: OwnedProcess;
   let proxy: string;
   let tick: Date;
 
   beforeAll(async () => {
-    pg = await createTempDatabase('fleet');
-    db = createDb(pg.url);
-    // Migrate once before the fleet starts (as a deployment would), then give the tick a day to do.
-    expect((await migrateToLatest(db.db, db.engine)).error).toBeUndefined();
+    // Migrated once before the fleet starts (as a deployment would); then the tick gets a day to do.
+    pg = await createMigratedDatabase('fleet');
+    db = pg.handle;
     const yesterday = new Date(Date.now() - 86_400_000);
     yesterday.setUTCHours(12, 0, 0, 0);
     await db.db
@@ -89,14 +87,12 @@ describe('two instances behind nginx on PostgreSQL and Redis', () => {
     const prefix = mkdtempSync(join(tmpdir(), 'fleet-nginx-'));
     const conf = join(prefix, 'nginx.conf');
     writeFileSync(conf, renderNginx({ listen: `127.0.0.1:${proxyPort}`, distClient: 'dist/client', upstreams: [a.url, b.url].map((u) => new URL(u).host), prefix }));
-    nginx = spawn(NGINX!, ['-p', `${prefix}/`, '-c', conf, '-g', 'daemon off;'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    nginx = spawnOwned(NGINX!, ['-p', `${prefix}/`, '-c', conf, '-g', 'daemon off;']);
     await waitFor(`${proxy}/healthz`);
   });
 
   afterAll(async () => {
-    nginx?.kill('SIGTERM');
-    await Promise.all([a?.stop(), b?.stop()]);
-    await db?.close();
+    await Promise.all([nginx?.stop('SIGTERM'), a?.stop(), b?.stop()]);
     await pg?.drop();
   });
 

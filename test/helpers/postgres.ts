@@ -7,6 +7,8 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { inject } from 'vitest';
+import { createDb, type DbHandle } from '../../src/db/create-db.ts';
+import { migrateToLatest } from '../../src/db/migrations/index.ts';
 
 /** The URL of a database on the run's server as a role that may create databases. */
 export function pgAdminUrl(): string {
@@ -42,4 +44,28 @@ export async function createTempDatabase(prefix = 't'): Promise<TempDatabase> {
       }
     },
   };
+}
+
+export interface MigratedDatabase {
+  url: string;
+  /** An open handle on it (as the application opens one). */
+  handle: DbHandle;
+  /** Close the handle, then drop the database. */
+  drop(): Promise<void>;
+}
+
+/** A throwaway database (see createTempDatabase) with every migration applied. */
+export async function createMigratedDatabase(prefix = 't'): Promise<MigratedDatabase> {
+  const temp = await createTempDatabase(prefix);
+  const handle = createDb(temp.url);
+  const drop = async () => {
+    await handle.close();
+    await temp.drop();
+  };
+  const migration = await migrateToLatest(handle.db, handle.engine);
+  if (migration.error) {
+    await drop();
+    throw migration.error;
+  }
+  return { url: temp.url, handle, drop };
 }
