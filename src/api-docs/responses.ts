@@ -5,9 +5,10 @@
  * operation gets the 431 the edge answers before any route runs.
  */
 import { z } from 'zod';
-import type { ZodOpenApiResponseObject } from 'zod-openapi';
+import type { ZodOpenApiRequestBodyObject, ZodOpenApiResponseObject } from 'zod-openapi';
 import type { Window } from '../features/ratelimit/policies.ts';
 import { DataError, Problem, type HttpErrorInit, type SiteProblemCode } from '../lib/http-error.ts';
+import { JSON_REQUEST_MEDIA_TYPES } from '../lib/media-type.ts';
 import { problemExample, siteRateLimitedExample, type Examples } from './examples.ts';
 import { CachingHeaders, NoStoreHeaders, PublicCorsHeaders, siteRefusedHeaders } from './headers.ts';
 
@@ -149,4 +150,12 @@ export function cachedRead(headers: HeaderSchema, body: ReadBody): Responses {
       headers: headers.extend(CachingHeaders.shape),
     },
   };
+}
+
+/**
+ * A JSON request body as the server reads it (src/lib/json-body.ts): `application/json` or any
+ * `application/*+json` type (RFC 6839), so a generated client may send either.
+ */
+export function jsonRequestBody(schema: z.ZodType, example: unknown): ZodOpenApiRequestBodyObject {
+  return { required: true, content: Object.fromEntries(JSON_REQUEST_MEDIA_TYPES.map((type) => [type, { schema, example }])) };
 }

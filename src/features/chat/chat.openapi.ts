@@ -9,7 +9,7 @@ import { codeSamples } from '../../api-docs/code-samples.ts';
 import { siteOperation, type ApiContext } from '../../api-docs/context.ts';
 import { errorBody, problemExample, thrownBody, type Examples } from '../../api-docs/examples.ts';
 import { NoStoreHeaders, siteRateLimitHeaders } from '../../api-docs/headers.ts';
-import { errorResponses, invalidBody, methodNotAllowed, siteRateLimited } from '../../api-docs/responses.ts';
+import { errorResponses, invalidBody, jsonRequestBody, methodNotAllowed, siteRateLimited } from '../../api-docs/responses.ts';
 import { FieldError } from '../../lib/field-error.ts';
 import { PATHS } from '../../lib/paths.ts';
 import { CHAT_LIMITS, ChatRequest, parseChatRequest } from './chat-request.ts';
@@ -77,7 +77,7 @@ export function sendChatMessage(context: ApiContext): ZodOpenApiOperationObject 
           .meta({ description: "The calling page's origin (RFC 6454); browsers set it. Must be an allowed origin.", examples: [context.siteUrl] }),
       }),
     },
-    requestBody: { required: true, content: { 'application/json': { schema: ChatRequest, example: chatExample } } },
+    requestBody: jsonRequestBody(ChatRequest, chatExample),
     responses: {
       '200': {
         description: 'The reply, streamed as plain text while it is written. A failure after the first byte ends the text early.',

@@ -9,10 +9,10 @@ import { codeSamples } from '../../api-docs/code-samples.ts';
 import { siteOperation, type ApiContext } from '../../api-docs/context.ts';
 import { problemExample, type Examples } from '../../api-docs/examples.ts';
 import { NoStoreHeaders, siteRateLimitHeaders } from '../../api-docs/headers.ts';
-import { errorResponses, invalidBody, methodNotAllowed, siteRateLimited } from '../../api-docs/responses.ts';
+import { errorResponses, invalidBody, jsonRequestBody, methodNotAllowed, siteRateLimited } from '../../api-docs/responses.ts';
 import { FieldError } from '../../lib/field-error.ts';
 import { PATHS } from '../../lib/paths.ts';
-import { CONTACT_LIMITS, ContactPayload, IDEMPOTENCY_KEY_MAX, parseContactPayload } from './contact.ts';
+import { CONTACT_LIMITS, ContactPayload, IdempotencyKey, parseContactPayload } from './contact.ts';
 
 
 export const contactExample: ContactPayload = {
@@ -30,15 +30,8 @@ const ABOUT =
   'Send an Idempotency-Key to make retries safe: the same key with the same content is stored once.\n\n' +
   `Body: UTF-8 JSON, at most ${CONTACT_LIMITS.bodyBytes.toLocaleString('en')} bytes. `;
 
-/** Idempotency-Key (draft-ietf-httpapi-idempotency-key-header): a retry is stored once. */
-const IdempotencyKeyHeader = z.object({
-  'Idempotency-Key': z
-    .string()
-    .min(1)
-    .max(IDEMPOTENCY_KEY_MAX)
-    .optional()
-    .meta({ description: 'A unique value per submission, such as a UUID; a retry with the same key and content is not stored twice.', examples: ['5b0f6f0e-3c1d-4e6b-9a55-1f2a0c7d9e41'] }),
-});
+/** Idempotency-Key (draft-ietf-httpapi-idempotency-key-header): the rule the handler parses with. */
+const IdempotencyKeyHeader = z.object({ 'Idempotency-Key': IdempotencyKey.optional() });
 const badContact = { name: 'Ada Lovelace', work_email: 'ada@harbourdaily', priority: 'urgent' };
 
 /** Error bodies of submitContact, by status. */
@@ -108,7 +101,7 @@ export function submitContact(context: ApiContext): ZodOpenApiOperationObject {
   return {
     ...siteOperation('submitContact', 'Send a contact request', ABOUT, context.policies.contact),
     requestParams: { header: IdempotencyKeyHeader },
-    requestBody: { required: true, content: { 'application/json': { schema: ContactPayload, example: contactExample } } },
+    requestBody: jsonRequestBody(ContactPayload, contactExample),
     responses: {
       '200': {
         description: 'Stored.',

@@ -267,3 +267,20 @@ describe('the examples of the OpenAPI document', () => {
     expect(checked.length).toBeGreaterThan(60);
   });
 });
+
+describe('the document says what the server enforces (issue 16)', () => {
+  it('accepts the JSON media types the body reader accepts, on both write operations', () => {
+    for (const path of ['/api/contact', '/api/chat']) {
+      expect(Object.keys(operation('post', path)['requestBody']['content'] as object).sort(), path).toEqual(['application/*+json', 'application/json']);
+    }
+  });
+
+  it("publishes the Idempotency-Key's printable-ASCII rule, and the pattern agrees with the handler", () => {
+    const header = (operation('post', '/api/contact')['parameters'] as Json[]).find((p) => p['name'] === 'Idempotency-Key')!;
+    const schema = header['schema'] as Json;
+    expect(schema['maxLength']).toBe(255);
+    const pattern = new RegExp(String(schema['pattern']));
+    for (const good of ['abc', '8e03978e-40d5-43e8-bc93-6894a57f9324', '"quoted"']) expect(pattern.test(good), good).toBe(true);
+    for (const bad of [' lead', 'trail ', 'tab\there', 'é']) expect(pattern.test(bad), bad).toBe(false);
+  });
+});
