@@ -64,16 +64,3 @@ export function dataHeaders(d: Decision, nowMs: number): Record<string, string> 
   if (!d.allowed) headers['Retry-After'] = String(d.retryAfterSeconds ?? 1);
   return headers;
 }
-
-/** Every header name above, for Access-Control-Expose-Headers (Fetch standard, CORS). */
-export const RATE_LIMIT_HEADER_NAMES = [
-  'RateLimit-Limit',
-  'RateLimit-Remaining',
-  'RateLimit-Reset',
-  'RateLimit-Policy',
-  'Retry-After',
-  'X-RateLimit-Scope',
-  'X-RateLimit-Remaining',
-  'X-RateLimit-Reset',
-  'X-Daily-Quota-Remaining',
-] as const;

@@ -7,4 +7,4 @@ export { createMemoryStore } from './memory-store.ts';
 export type { MemoryStore, MemoryStoreOptions } from './memory-store.ts';
 export { createRedisStore } from './redis-store.server.ts';
 export type { RedisStore, RedisStoreOptions } from './redis-store.server.ts';
-export { dataHeaders, headlineWindow, RATE_LIMIT_HEADER_NAMES, siteHeaders } from './headers.ts';
+export { dataHeaders, headlineWindow, siteHeaders } from './headers.ts';
