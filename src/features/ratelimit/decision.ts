@@ -4,20 +4,10 @@
  * charged to none (issue 4, "refusal consumes nothing"). The memory store runs this directly;
  * the Redis Lua script implements the same steps (redis-script.ts).
  */
-import type { Decision, WindowState } from './limiter.ts';
+import type { Decision, WindowLevel, WindowState } from './limiter.ts';
 import type { Window } from './policies.ts';
 import { bucketHasToken, bucketLevel, refillBucket, takeToken, type TokenBucketState } from './token-bucket.ts';
 import { countRequest, currentDayCount, dayHasQuota, dayLevel, type UtcDayCounterState } from './utc-day-counter.ts';
-
-/** One window's figures as a store computes them, before rounding for headers. */
-export interface WindowLevel {
-  /** Whole requests left. */
-  remaining: number;
-  /** Milliseconds until the window is full again (until 00:00 UTC for a day counter). */
-  resetMs: number;
-  /** Milliseconds until one request fits; 0 when one does now. */
-  retryMs: number;
-}
 
 /** What a store keeps per client and window. */
 export type WindowRecord = TokenBucketState | UtcDayCounterState;

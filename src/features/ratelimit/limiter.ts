@@ -8,6 +8,16 @@
  */
 import type { Window } from './policies.ts';
 
+/** One window's figures as a store computes them, before rounding for headers. */
+export interface WindowLevel {
+  /** Whole requests left. */
+  remaining: number;
+  /** Milliseconds until the window is full again (until 00:00 UTC for a day counter). */
+  resetMs: number;
+  /** Milliseconds until one request fits; 0 when one does now. */
+  retryMs: number;
+}
+
 export interface WindowState {
   window: Window;
   /** Whole requests this window would still admit, after this request. */
@@ -39,9 +49,3 @@ export interface RateLimitStore {
   /** Release connections; later takes are answered in-process. */
   close(): Promise<void>;
 }
-
-export { createMemoryStore } from './memory-store.ts';
-export type { MemoryStoreOptions } from './memory-store.ts';
-export { createRedisStore } from './redis-store.server.ts';
-export type { RedisStoreOptions } from './redis-store.server.ts';
-export { siteHeaders, dataHeaders, headlineWindow } from './headers.ts';

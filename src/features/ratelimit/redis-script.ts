@@ -16,8 +16,8 @@
  * A bucket's key expires when the bucket would be full again and a day counter's at the next
  * 00:00 UTC: an expired record and a missing one mean the same, so Redis holds only live state.
  */
-import { decisionFromLevels, type WindowLevel } from './decision.ts';
-import type { Decision } from './limiter.ts';
+import { decisionFromLevels } from './decision.ts';
+import type { Decision, WindowLevel } from './limiter.ts';
 import type { Window } from './policies.ts';
 
 export const TAKE_SCRIPT = `

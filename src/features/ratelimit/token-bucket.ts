@@ -10,7 +10,7 @@
  * no rounding can ever mint a token. Limits therefore need `limit × periodMs < 2^53`, i.e.
  * fewer than 2.5 million requests per hour.
  */
-import type { WindowLevel } from './decision.ts';
+import type { WindowLevel } from './limiter.ts';
 
 export interface TokenBucketState {
   /** Credit in units (one token = periodMs units) at `updatedMs`. */

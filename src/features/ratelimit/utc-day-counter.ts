@@ -3,7 +3,7 @@
  * interface's "requests remaining for the current day", spec section 8). Pure, injected clock;
  * mirrored by the Redis Lua script (redis-script.ts).
  */
-import type { WindowLevel } from './decision.ts';
+import type { WindowLevel } from './limiter.ts';
 
 export const DAY_MS = 86_400_000;
 
