@@ -49,7 +49,9 @@ const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE
  * connections, lock not available), 3D000 (the database was dropped), 25006 (read-only).
  */
 export function isStorageUnavailable(error: unknown): boolean {
-  if (error instanceof DeadlineExceeded) return true;
+  // By name, not instanceof: the Astro build bundles its own copy of this module beside the
+  // one the server entry loads, so the class a route sees is not the class the data layer threw.
+  if (error instanceof Error && error.name === 'DeadlineExceeded') return true;
   const code = codeOf(error);
   if (code !== undefined) {
     if (NETWORK_CODES.has(code) || isWriteFailure(error) || isSqliteBusy(error)) return true;
