@@ -59,6 +59,7 @@ export async function holdWriteLock(engine: TestEngine, url: string, ms: number)
     const released = new Promise<void>((resolve, reject) =>
       child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`lock holder exited with ${code}`)))),
     );
+    released.catch(() => {});
     await new Promise<void>((resolve, reject) => {
       child.stdout!.on('data', (chunk: Buffer) => {
         if (chunk.toString().includes('locked')) resolve();
@@ -76,6 +77,8 @@ export async function holdWriteLock(engine: TestEngine, url: string, ms: number)
     await client.query('rollback');
     await client.end();
   });
+  // Awaited by the tests; a failure here must not also surface as an unhandled rejection.
+  released.catch(() => {});
   return { released };
 }
 

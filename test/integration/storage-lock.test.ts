@@ -9,25 +9,33 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { handleContact } from '../../src/features/contact/handle-contact.ts';
 import { ENGINES, contactRequest, json, openTestDb, testServices, validPayload, type TestDb } from './contact-fixtures.ts';
-import { holdWriteLock, postContact, serve, sleep, storedContacts, timedFetch, type ServedDb } from './storage-helpers.ts';
+import { holdWriteLock, postContact, type HeldLock, serve, sleep, storedContacts, timedFetch, type ServedDb } from './storage-helpers.ts';
 
 /** The interface's promise for POST /api/contact. */
 const ANSWER_WITHIN_MS = 5_000;
-/** The requirement for /healthz while a lock is held; a blocked event loop shows seconds. */
-const HEALTHZ_WITHIN_MS = 50;
+/**
+ * The requirement for /healthz while a lock is held: the median probe answers within 50 ms, and
+ * none takes 500 ms (on this shared 2-core machine a single probe was once seen at 107 ms with
+ * the event loop free). A loop blocked by busy_timeout shows seconds: 7.7 s before the fix.
+ */
+const HEALTHZ_MEDIAN_WITHIN_MS = 50;
+const HEALTHZ_EACH_WITHIN_MS = 500;
 
 describe.each(ENGINES)('a write lock held outside the server on %s', (engine) => {
   let served: ServedDb | undefined;
+  let lock: HeldLock | undefined;
   afterEach(async () => {
+    await lock?.released.catch(() => {});
     await served?.stop();
     served = undefined;
+    lock = undefined;
   });
 
   it('answers three concurrent contacts 502 within 5 s, keeps /healthz fast, and stores none of them after the lock is released', async () => {
     served = await serve(engine);
     const origin = served.server.url;
     await timedFetch(`${origin}/healthz`); // warm the keep-alive connection the probes reuse
-    const lock = await holdWriteLock(engine, served.url, 8_000);
+    lock = await holdWriteLock(engine, served.url, 8_000);
 
     const contacts = Promise.all(['one', 'two', 'three'].map((name) => postContact(origin, name, `locked-${engine}-${name}`)));
     const probes: number[] = [];
@@ -43,7 +51,9 @@ describe.each(ENGINES)('a write lock held outside the server on %s', (engine) =>
       expect(answer.body).toMatchObject({ code: 'upstream_unavailable', status: 502 });
       expect(answer.elapsedMs).toBeLessThan(ANSWER_WITHIN_MS);
     }
-    expect(Math.max(...probes)).toBeLessThan(HEALTHZ_WITHIN_MS);
+    const sorted = [...probes].sort((a, b) => a - b);
+    expect(sorted[Math.floor(sorted.length / 2)]).toBeLessThan(HEALTHZ_MEDIAN_WITHIN_MS);
+    expect(sorted.at(-1)).toBeLessThan(HEALTHZ_EACH_WITHIN_MS);
 
     await lock.released;
     await sleep(500);
@@ -54,7 +64,7 @@ describe.each(ENGINES)('a write lock held outside the server on %s', (engine) =>
   it('lets contacts wait out a lock held for a second, then stores each once and answers 200', async () => {
     served = await serve(engine);
     const origin = served.server.url;
-    const lock = await holdWriteLock(engine, served.url, 1_000);
+    lock = await holdWriteLock(engine, served.url, 1_000);
 
     const answers = await Promise.all(['one', 'two', 'three'].map((name) => postContact(origin, name, `short-${engine}-${name}`)));
     await lock.released;

@@ -47,6 +47,9 @@ export interface StoreResult {
 
 type Queryable = Kysely<Database> | Transaction<Database>;
 
+/** How much earlier than the store's deadline PostgreSQL cancels a statement itself. */
+const STATEMENT_MARGIN_MS = 100;
+
 /**
  * Insert one submission and resolve only once it is committed: SQLite in WAL mode commits
  * durably against a process kill (synchronous=NORMAL; FULL also against power loss), PostgreSQL
@@ -73,11 +76,12 @@ export async function storeSubmission(handle: DbHandle, payload: ContactPayload,
       return insertOrReplay(handle.db, row, key);
     }
     return handle.db.transaction().execute(async (trx) => {
-      // What is left of the deadline after waiting for a pooled connection, scoped to this
-      // transaction (SET LOCAL): the server cancels an insert stuck behind a lock itself, and
-      // the data layer refuses the COMMIT past the deadline, so a submission we answered 502
-      // for cannot commit later when the lock is finally released.
-      const left = Math.max(1, handle.remainingMs() ?? deadlineMs);
+      // What is left of the deadline after waiting for a pooled connection, less a margin for
+      // the round trip, scoped to this transaction (SET LOCAL): the server cancels an insert
+      // stuck behind a lock itself, and reports why, before the deadline; the data layer
+      // refuses the COMMIT past the deadline, so a submission we answered 502 for cannot
+      // commit later when the lock is finally released.
+      const left = Math.max(1, (handle.remainingMs() ?? deadlineMs) - STATEMENT_MARGIN_MS);
       await sql`select set_config('statement_timeout', ${String(left)}, true)`.execute(trx);
       return insertOrReplay(trx, row, key);
     });
