@@ -7,9 +7,9 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Kysely, PostgresDialect, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler, sql, type Dialect, type PostgresPool } from 'kysely';
+import { Kysely, PostgresDialect, SqliteIntrospector, SqliteQueryCompiler, sql, type Dialect, type PostgresPool } from 'kysely';
 import type { Database } from './schema.ts';
-import { RetryingSqliteDriver } from './sqlite-driver.ts';
+import { ConcurrentSqliteAdapter, RetryingSqliteDriver } from './sqlite-driver.ts';
 import { DeadlineExceeded, isWriteFailure } from './storage-errors.ts';
 
 export type Engine = 'sqlite' | 'postgres';
@@ -100,12 +100,13 @@ export function createDb(url: string, options: DbOptions = {}): DbHandle {
         conn.pragma('cache_size = -2000');
         return conn;
       },
+      separateReader: path !== ':memory:',
       lockWaitMs: Math.min(timeout, SQLITE_LOCK_WAIT_MS),
       deadline,
       health,
     });
     const dialect: Dialect = {
-      createAdapter: () => new SqliteAdapter(),
+      createAdapter: () => new ConcurrentSqliteAdapter(),
       createDriver: () => driver,
       createIntrospector: (kysely) => new SqliteIntrospector(kysely),
       createQueryCompiler: () => new SqliteQueryCompiler(),

@@ -137,19 +137,23 @@ describe('PostgreSQL going away after the server started', () => {
   });
 });
 
-describe.each(ENGINES)('the data API on %s with no connection free', (engine) => {
+describe.each(ENGINES)('the data API on %s while a long transaction holds the writing connection', (engine) => {
   let db: TestDb | undefined;
   afterEach(async () => {
     await db?.dispose();
     db = undefined;
   });
 
-  it('answers 503 service_unavailable within 5 s instead of waiting for one', async () => {
-    // One connection (SQLite has one anyway), held by a transaction for 6 s, as a long
-    // materialisation would.
+  // PostgreSQL with a pool of one: the read needs that connection, so it answers 503 within
+  // 5 s instead of waiting for it. SQLite reads on a connection of their own (WAL readers
+  // never wait for the writer), so the read answers 200 at once.
+  const expected = engine === 'postgres' ? { status: 503, withinMs: ANSWER_WITHIN_MS } : { status: 200, withinMs: 1_000 };
+
+  it(`answers ${expected.status} within ${expected.withinMs} ms instead of waiting for the transaction`, async () => {
     db = await openTestDb(engine, { poolSize: 1 });
+    // Held for 6 s, as a long materialisation would.
     const holder = db.handle.db.transaction().execute(async (trx) => {
-      await trx.selectFrom('daily_stat').select('day').execute();
+      await trx.insertInto('daily_stat').values({ day: '2026-06-01', txn_count: 1, impr_count: 1, revenue_minor: 1, materialized_at: 1 }).execute();
       await sleep(6_000);
     });
     await sleep(50);
@@ -157,11 +161,13 @@ describe.each(ENGINES)('the data API on %s with no connection free', (engine) =>
     const started = performance.now();
     const response = await handleData(new Request(`http://127.0.0.1${DATA_QUERY}`), testServices(db.handle));
     const elapsedMs = performance.now() - started;
-    expect(response.status).toBe(503);
-    expect(response.headers.get('retry-after')).toBe('5');
-    expect(await response.json()).toEqual({ code: 'service_unavailable', message: 'The statistics database is unavailable just now.' });
-    expect(elapsedMs).toBeLessThan(ANSWER_WITHIN_MS);
     await holder;
+    expect(response.status).toBe(expected.status);
+    expect(elapsedMs).toBeLessThan(expected.withinMs);
+    if (expected.status === 503) {
+      expect(response.headers.get('retry-after')).toBe('5');
+      expect(await response.json()).toEqual({ code: 'service_unavailable', message: 'The statistics database is unavailable just now.' });
+    }
   });
 });
 
