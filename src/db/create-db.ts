@@ -26,10 +26,10 @@ export interface DbHandle {
    */
   ping(timeoutMs?: number): Promise<void>;
   /**
-   * Run `work` with a deadline `ms` from now, at the data layer: it rejects with
-   * DeadlineExceeded at the latest 150 ms past the deadline, no statement of it (but ROLLBACK) starts after
-   * the deadline, and waits for a SQLite lock or a PostgreSQL pool connection end there. So
-   * work the caller gave up on cannot commit later.
+   * Run `work` with a deadline `ms` from now, at the data layer: waits for a SQLite lock, the
+   * SQLite writer's turn or a PostgreSQL pool connection end at the deadline, no statement of
+   * `work` but ROLLBACK starts after it, and the returned promise rejects with DeadlineExceeded
+   * at the latest 150 ms past it. So work the caller gave up on cannot commit later.
    */
   withDeadline<T>(ms: number, work: () => Promise<T>): Promise<T>;
   /** Milliseconds left of the current `withDeadline` scope (never below 0), or undefined outside one. */
