@@ -41,10 +41,18 @@ export interface DailyStatTable {
   materialized_at: number;
 }
 
+/** A single row (id 1) that DbHandle.ping rewrites to learn whether writes work. */
+export interface HealthProbeTable {
+  id: number;
+  /** Epoch ms of the last probe. */
+  checked_at: number;
+}
+
 export interface Database {
   contact_submission: ContactSubmissionTable;
   event: EventTable;
   daily_stat: DailyStatTable;
+  health_probe: HealthProbeTable;
 }
 
 export type ContactSubmissionRow = Selectable<ContactSubmissionTable>;

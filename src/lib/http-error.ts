@@ -25,6 +25,7 @@ export const SITE_PROBLEM_CODES = [
   'request_timeout',
   'headers_too_large',
   'internal_error',
+  'service_unavailable',
 ] as const;
 export type SiteProblemCode = (typeof SITE_PROBLEM_CODES)[number];
 
@@ -49,6 +50,7 @@ const TITLES: Record<ErrorCode, string> = {
   request_timeout: 'Request timeout',
   headers_too_large: 'Request header fields too large',
   internal_error: 'Internal server error',
+  service_unavailable: 'Service unavailable',
   SVC1005: 'invalid request parameter',
   SVC1010: 'rate limit exceeded',
 };

@@ -35,7 +35,10 @@ describe.each(['sqlite', 'postgres'] as const)('data layer on %s', (engine) => {
   it('applies the migrations once and is a no-op the second time', async () => {
     const first = await migrateToLatest(handle.db, handle.engine);
     expect(first.error).toBeUndefined();
-    expect(first.results?.map((r) => [r.migrationName, r.status])).toEqual([['0001-initial', 'Success']]);
+    expect(first.results?.map((r) => [r.migrationName, r.status])).toEqual([
+      ['0001-initial', 'Success'],
+      ['0002-health-probe', 'Success'],
+    ]);
     const second = await migrateToLatest(handle.db, handle.engine);
     expect(second.error).toBeUndefined();
     expect(second.results).toEqual([]);

@@ -32,9 +32,9 @@ export interface StoreOptions {
   /** Epoch ms of the submission; now by default. */
   now?: number;
   /**
-   * Longest PostgreSQL may wait on a lock or a slow statement, in ms. The store then fails
-   * (and stores nothing) instead of committing after the caller has given up on it. SQLite's
-   * bound is the connection's busy_timeout (SQLITE_BUSY_TIMEOUT_MS).
+   * Deadline of the store, in ms from the call: waits for a lock or a pooled connection end
+   * there, and the store then fails having stored nothing (DbHandle.withDeadline) instead of
+   * committing after the caller has given up on it.
    */
   lockTimeoutMs?: number;
 }
@@ -46,6 +46,9 @@ export interface StoreResult {
 }
 
 type Queryable = Kysely<Database> | Transaction<Database>;
+
+/** How much earlier than the store's deadline PostgreSQL cancels a statement itself. */
+const STATEMENT_MARGIN_MS = 100;
 
 /**
  * Insert one submission and resolve only once it is committed: SQLite in WAL mode commits
@@ -64,20 +67,25 @@ export async function storeSubmission(handle: DbHandle, payload: ContactPayload,
     delivery_status: options.webhookEnabled ? 'pending' : 'none',
     next_attempt_at: options.webhookEnabled ? now : null,
   };
-  const lockTimeoutMs = Math.max(1, Math.round(options.lockTimeoutMs ?? 4_000));
+  const deadlineMs = Math.max(1, Math.round(options.lockTimeoutMs ?? 4_000));
 
-  if (handle.engine === 'postgres') {
+  return handle.withDeadline(deadlineMs, () => {
+    if (handle.engine === 'sqlite') {
+      // One statement, so no transaction: the driver waits for the write lock on timers, never
+      // on the event loop, and never starts the insert after the deadline.
+      return insertOrReplay(handle.db, row, key);
+    }
     return handle.db.transaction().execute(async (trx) => {
-      // Scoped to this transaction (SET LOCAL): the server cancels the insert itself, so a
-      // submission we answered 502 for cannot commit later when a lock is finally released.
-      await sql`select set_config('statement_timeout', ${String(lockTimeoutMs)}, true)`.execute(trx);
+      // What is left of the deadline after waiting for a pooled connection, less a margin for
+      // the round trip, scoped to this transaction (SET LOCAL): the server cancels an insert
+      // stuck behind a lock itself, and reports why, before the deadline; the data layer
+      // refuses the COMMIT past the deadline, so a submission we answered 502 for cannot
+      // commit later when the lock is finally released.
+      const left = Math.max(1, (handle.remainingMs() ?? deadlineMs) - STATEMENT_MARGIN_MS);
+      await sql`select set_config('statement_timeout', ${String(left)}, true)`.execute(trx);
       return insertOrReplay(trx, row, key);
     });
-  }
-  // better-sqlite3 waits for a lock synchronously, so no timer can interrupt it: the wait is
-  // bounded by the connection's busy_timeout, which createDb keeps below the 5 s write budget
-  // (SQLITE_BUSY_TIMEOUT_MS). Setting it per statement cost three extra statements a submission.
-  return insertOrReplay(handle.db, row, key);
+  });
 }
 
 async function insertOrReplay(db: Queryable, row: NewContactSubmission & SubmissionContent, key: string | null): Promise<StoreResult> {

@@ -14,6 +14,13 @@ import { parseDateRange } from './date-range.ts';
 import { cacheControlFor, ifNoneMatchMatches, strongEtag } from './response-caching.ts';
 import { readDailyStats } from './stats.server.ts';
 import type { DailyStatRow } from '../../db/schema.ts';
+import { isStorageUnavailable } from '../../db/storage-errors.ts';
+
+/**
+ * Budget for reading the days, in ms: an unreachable or stuck database answers 503 within the
+ * 5 s the interface promises, with room for the response itself.
+ */
+const READ_DEADLINE_MS = 4_000;
 
 /** Path of the data endpoint; the prefix the materialiser purges from response caches. */
 export const DATA_PATH = '/api/v1/public/data';
@@ -39,7 +46,7 @@ export async function handleData(request: Request, services: Services, options: 
       throw new HttpError(405, 'method_not_allowed', { headers: { allow: 'GET, HEAD' } });
     }
     const range = parseDateRange(url.searchParams);
-    const rows = await readDailyStats(services.db.db, range.startDate, range.endDate);
+    const rows = await readWithin(services, range.startDate, range.endDate);
     const response: DataResponse = { status: 'Success', data: rows.map(toDataRecord) };
     const body = JSON.stringify(response);
     const headers: Record<string, string> = {
@@ -56,5 +63,20 @@ export async function handleData(request: Request, services: Services, options: 
     const httpError = toHttpError(error);
     if (httpError.status >= 500) services.log.error({ err: error, path: url.pathname }, 'data request failed');
     return errorResponse(httpError, url.pathname);
+  }
+}
+
+/** The days, or 503 service_unavailable when the database cannot answer in time (RFC 9110 section 15.6.4). */
+async function readWithin(services: Services, startDate: string, endDate: string): Promise<DailyStatRow[]> {
+  try {
+    return await services.db.withDeadline(READ_DEADLINE_MS, () => readDailyStats(services.db.db, startDate, endDate));
+  } catch (error) {
+    if (!isStorageUnavailable(error)) throw error;
+    throw new HttpError(503, 'service_unavailable', {
+      detail: 'The statistics database is unavailable just now.',
+      resolution: 'Try again in a few seconds.',
+      headers: { 'retry-after': '5' },
+      cause: error,
+    });
   }
 }

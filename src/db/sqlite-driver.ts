@@ -1,0 +1,310 @@
+/**
+ * kysely's SQLite driver, rewritten so that no statement ever waits for a lock on the event loop
+ * and reads never queue behind writes.
+ *
+ * better-sqlite3 runs each statement synchronously, and SQLite's busy_timeout waits for another
+ * connection's lock by sleeping inside that call: with a CLI import holding the write lock the
+ * whole server froze for the full timeout (issue 16). Here connections run with
+ * busy_timeout = 0, so a locked database answers SQLITE_BUSY at once, and the statement is tried
+ * again after a jittered timer while the event loop serves everything else. The wait is bounded
+ * by the statement's lock budget and by the caller's deadline (DbHandle.withDeadline), and no
+ * statement but ROLLBACK starts after that deadline: work a caller gave up on never commits later.
+ *
+ * Two connections: one writer, taken in turn (an async lock, held across a transaction), and one
+ * reader for statements outside transactions that SQLite says are read-only. In WAL mode readers
+ * never wait for the writer, so the data API and readiness keep answering while a write waits
+ * out another process's lock. `:memory:` has one connection for everything (a second would be a
+ * second database).
+ *
+ * Transactions begin IMMEDIATE: they take the write lock up front, where retrying is safe, instead
+ * of on their first write, where WAL may answer SQLITE_BUSY_SNAPSHOT, which no retry can cure
+ * (https://sqlite.org/lang_transaction.html, https://sqlite.org/wal.html#sometimes_queries_return_sqlite_busy_in_wal_mode).
+ */
+import type BetterSqlite3 from 'better-sqlite3';
+import { CompiledQuery, SqliteAdapter, type DatabaseConnection, type Driver, type QueryResult } from 'kysely';
+import { DeadlineExceeded, isSqliteBusy } from './storage-errors.ts';
+
+export interface WriteHealthObserver {
+  /** A write committed. */
+  wrote(): void;
+  /** A statement failed; the observer decides whether it says anything about writes. */
+  failed(error: unknown): void;
+}
+
+export interface SqliteDriverConfig {
+  /** Opens a connection (lazily, on first use): the writer first, then the reader. */
+  open: () => Promise<BetterSqlite3.Database>;
+  /** False for `:memory:`, where every statement uses the one connection. */
+  separateReader: boolean;
+  /** Longest one statement waits for a lock, in ms. */
+  lockWaitMs: number;
+  /** Absolute deadline (epoch ms) of the work the current statement belongs to, if any. */
+  deadline: () => number | undefined;
+  health: WriteHealthObserver;
+}
+
+/** First retry after ~2 ms, doubling to 50 ms: a short lock costs little latency, a long one little CPU. */
+function retryDelayMs(attempt: number): number {
+  const ceiling = Math.min(50, 2 * 2 ** attempt);
+  // "Equal jitter": half fixed, half random, so concurrent waiters spread out (AWS architecture blog, 2015).
+  return ceiling / 2 + Math.random() * (ceiling / 2);
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** kysely serialises statements on a driver whose adapter says it has one connection; ours has its own turns. */
+export class ConcurrentSqliteAdapter extends SqliteAdapter {
+  override get supportsMultipleConnections(): boolean {
+    return true;
+  }
+}
+
+/** Whose turn it is on the writer connection; waiting ends at the caller's deadline. */
+class WriterTurns {
+  #held = false;
+  readonly #waiting: Array<{ grant: () => void; timer: NodeJS.Timeout | undefined }> = [];
+
+  async take(deadline: number | undefined): Promise<void> {
+    if (!this.#held) {
+      this.#held = true;
+      return;
+    }
+    await new Promise<void>((resolve, reject) => {
+      const waiter = { grant: resolve, timer: undefined as NodeJS.Timeout | undefined };
+      this.#waiting.push(waiter);
+      if (deadline !== undefined) {
+        waiter.timer = setTimeout(() => {
+          this.#waiting.splice(this.#waiting.indexOf(waiter), 1);
+          reject(new DeadlineExceeded('the database was busy with other writes until the deadline; nothing was written'));
+        }, Math.max(0, deadline - Date.now()));
+      }
+    });
+  }
+
+  give(): void {
+    const next = this.#waiting.shift();
+    if (next === undefined) {
+      this.#held = false;
+      return;
+    }
+    clearTimeout(next.timer);
+    next.grant();
+  }
+}
+
+export class RetryingSqliteDriver implements Driver {
+  readonly #config: SqliteDriverConfig;
+  #writer: RetryingSqliteConnection | undefined;
+  #reader: RetryingSqliteConnection | undefined;
+  readonly #turns = new WriterTurns();
+
+  constructor(config: SqliteDriverConfig) {
+    this.#config = config;
+  }
+
+  async init(): Promise<void> {
+    this.#writer = new RetryingSqliteConnection(await this.#config.open(), this.#config);
+    this.#reader = this.#config.separateReader ? new RetryingSqliteConnection(await this.#config.open(), this.#config) : undefined;
+  }
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    return new SqliteSession(this.#writer!, this.#reader, this.#turns, this.#config);
+  }
+
+  async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await (connection as SqliteSession).begin();
+  }
+
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await (connection as SqliteSession).commit();
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    await (connection as SqliteSession).rollback();
+  }
+
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    await (connection as SqliteSession).rollback();
+  }
+
+  async destroy(): Promise<void> {
+    this.#reader?.close();
+    this.#writer?.close();
+  }
+}
+
+/** What kysely calls a connection: one query, or one transaction, of one caller. */
+class SqliteSession implements DatabaseConnection {
+  readonly #writer: RetryingSqliteConnection;
+  readonly #reader: RetryingSqliteConnection | undefined;
+  readonly #turns: WriterTurns;
+  readonly #config: SqliteDriverConfig;
+  /** This session holds the writer's turn: inside a transaction. */
+  #holding = false;
+
+  constructor(writer: RetryingSqliteConnection, reader: RetryingSqliteConnection | undefined, turns: WriterTurns, config: SqliteDriverConfig) {
+    this.#writer = writer;
+    this.#reader = reader;
+    this.#turns = turns;
+    this.#config = config;
+  }
+
+  async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
+    if (this.#holding) return this.#writer.execute<R>(compiledQuery);
+    if (this.#reader?.isReadonly(compiledQuery.sql)) return this.#reader.execute<R>(compiledQuery);
+    await this.#turns.take(this.#config.deadline());
+    try {
+      return await this.#writer.execute<R>(compiledQuery);
+    } finally {
+      this.#turns.give();
+    }
+  }
+
+  async begin(): Promise<void> {
+    await this.#turns.take(this.#config.deadline());
+    this.#holding = true;
+    try {
+      await this.#writer.execute(CompiledQuery.raw('begin immediate'));
+    } catch (error) {
+      this.#release();
+      throw error;
+    }
+  }
+
+  async commit(): Promise<void> {
+    try {
+      await this.#writer.execute(CompiledQuery.raw('commit'));
+    } finally {
+      // A failed COMMIT may leave the transaction open (kysely then rolls back) or have
+      // rolled it back already (SQLITE_FULL, SQLITE_IOERR).
+      if (!this.#writer.inTransaction) this.#release();
+    }
+  }
+
+  async rollback(): Promise<void> {
+    if (!this.#holding) return;
+    try {
+      // After a COMMIT that rolled back by itself, a second ROLLBACK would replace the real
+      // error with "no transaction is active".
+      if (this.#writer.inTransaction) await this.#writer.execute(CompiledQuery.raw('rollback'));
+    } finally {
+      this.#release();
+    }
+  }
+
+  #release(): void {
+    if (!this.#holding) return;
+    this.#holding = false;
+    this.#turns.give();
+  }
+
+  async *streamQuery<R>(compiledQuery: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
+    // An open better-sqlite3 iterator would hold its connection across awaits, between which
+    // other statements run; nothing here streams from SQLite, so one chunk is enough.
+    yield await this.executeQuery<R>(compiledQuery);
+  }
+}
+
+/** One better-sqlite3 connection that retries on SQLITE_BUSY on timers. */
+class RetryingSqliteConnection {
+  readonly #db: BetterSqlite3.Database;
+  readonly #config: SqliteDriverConfig;
+  /**
+   * kysely's SQLite driver prepares every statement anew; preparing was about 10 % of a stored
+   * contact submission. Queries are built from a handful of shapes, so keep their prepared
+   * statements (bounded: a flood of distinct SQL simply starts over). Statements run to
+   * completion synchronously, so one is never in use twice at once.
+   */
+  readonly #statements = new Map<string, BetterSqlite3.Statement>();
+  /** The open transaction has written something that COMMIT will make durable. */
+  #pendingWrite = false;
+
+  constructor(db: BetterSqlite3.Database, config: SqliteDriverConfig) {
+    this.#db = db;
+    this.#config = config;
+  }
+
+  get inTransaction(): boolean {
+    return this.#db.inTransaction;
+  }
+
+  close(): void {
+    this.#db.close();
+  }
+
+  /** SQLite's own verdict (sqlite3_stmt_readonly): the statement writes nothing. */
+  isReadonly(sql: string): boolean {
+    try {
+      return this.#prepare(sql).readonly;
+    } catch {
+      // Let the writer run it and report the error, with its retries and health tracking.
+      return false;
+    }
+  }
+
+  async execute<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
+    const deadline = this.#config.deadline();
+    const isRollback = /^\s*rollback\b/i.test(compiledQuery.sql);
+    const giveUpAt = Math.min(Date.now() + this.#config.lockWaitMs, deadline ?? Infinity);
+    let busy: unknown;
+    for (let attempt = 0; ; attempt += 1) {
+      if (deadline !== undefined && !isRollback && Date.now() >= deadline) {
+        // Still locked at the deadline: report the lock, the real cause.
+        throw busy ?? new DeadlineExceeded('the deadline passed before the statement could run; nothing was written');
+      }
+      try {
+        return this.#run<R>(compiledQuery);
+      } catch (error) {
+        const now = Date.now();
+        if (isRollback || !isSqliteBusy(error) || now >= giveUpAt) {
+          this.#config.health.failed(error);
+          throw error;
+        }
+        busy = error;
+        await sleep(Math.min(retryDelayMs(attempt), giveUpAt - now));
+      }
+    }
+  }
+
+  #run<R>(compiledQuery: CompiledQuery): QueryResult<R> {
+    const { sql, parameters } = compiledQuery;
+    const statement = this.#prepare(sql);
+    const command = /^\s*(\w+)/.exec(sql)?.[1]?.toLowerCase();
+    let result: QueryResult<R>;
+    let wrote: boolean;
+    if (statement.reader) {
+      const rows = statement.all(parameters) as R[];
+      result = { rows };
+      // INSERT ... RETURNING is a reader that writes.
+      wrote = !statement.readonly && rows.length > 0;
+    } else {
+      const { changes, lastInsertRowid } = statement.run(parameters);
+      result = {
+        insertId: BigInt(lastInsertRowid),
+        numAffectedRows: BigInt(changes),
+        rows: [],
+      };
+      wrote = !statement.readonly && changes > 0;
+    }
+    if (command === 'commit' || command === 'end') {
+      if (this.#pendingWrite) this.#config.health.wrote();
+      this.#pendingWrite = false;
+    } else if (command === 'rollback' && !this.#db.inTransaction) {
+      this.#pendingWrite = false;
+    } else if (wrote) {
+      if (this.#db.inTransaction) this.#pendingWrite = true;
+      else this.#config.health.wrote();
+    }
+    return result;
+  }
+
+  #prepare(sql: string): BetterSqlite3.Statement {
+    let statement = this.#statements.get(sql);
+    if (!statement) {
+      if (this.#statements.size >= 256) this.#statements.clear();
+      statement = this.#db.prepare(sql);
+      this.#statements.set(sql, statement);
+    }
+    return statement;
+  }
+}
