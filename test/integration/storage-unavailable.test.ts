@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { handleData } from '../../src/features/stats/data-handler.server.ts';
-import { createTempDatabase, PG_ADMIN_URL, type TempDatabase } from '../helpers/postgres.ts';
+import { createTempDatabase, pgAdminUrl, type TempDatabase } from '../helpers/postgres.ts';
 import { ENGINES, openTestDb, testServices, type TestDb, type TestEngine } from './contact-fixtures.ts';
 import { postContact, serve, sleep, storedContacts, timedFetch, type ServedDb } from './storage-helpers.ts';
 
@@ -25,7 +25,7 @@ const DATA_QUERY = '/api/v1/public/data?startDate=2026-07-01&endDate=2026-07-31'
 const WARM_QUERY = '/api/v1/public/data?startDate=2026-06-01&endDate=2026-06-30';
 
 async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: PG_ADMIN_URL });
+  const client = new pg.Client({ connectionString: pgAdminUrl() });
   await client.connect();
   try {
     return await work(client);
