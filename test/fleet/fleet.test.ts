@@ -105,6 +105,15 @@ describe('two instances behind nginx on PostgreSQL and Redis', () => {
     expect(news.headers.get('ratelimit-policy')).toBe('100000;w=60');
   });
 
+  it('passes the per-request /stats page to the instances however it is spelled', async () => {
+    for (const path of ['/stats', '/stats/', '/stats/?startDate=2026-01-01&endDate=2026-01-02']) {
+      const res = await fetch(`${proxy}${path}`, { redirect: 'manual' });
+      expect(res.status, path).toBe(200);
+      expect(res.headers.get('content-type'), path).toMatch(/^text\/html/);
+      expect(res.headers.get('x-request-id'), path).not.toBeNull(); // an instance rendered it
+    }
+  });
+
   it('limits a client to exactly its quota across both instances', async () => {
     const url = `${proxy}/api/v1/public/data?startDate=2026-01-01&endDate=2026-01-02`;
     const statuses = await Promise.all(Array.from({ length: 160 }, async () => (await fetch(url)).status));
