@@ -11,9 +11,8 @@ import { createDb } from '../../src/db/create-db.ts';
 import { migrateToLatest } from '../../src/db/migrations/index.ts';
 import type { NewEvent } from '../../src/db/schema.ts';
 import { dayOfInstant, formatDay } from '../../src/features/stats/calendar.ts';
-import { toDataRecord } from '../../src/features/stats/data-handler.server.ts';
 import { eventsForDay, mulberry32 } from '../../src/features/stats/seed-events.ts';
-import { insertEvents, readDailyStats } from '../../src/features/stats/stats.server.ts';
+import { insertEvents, readDailyStats, toDataRecord } from '../../src/features/stats/stats.server.ts';
 import { startServer, tempSqliteUrl, type RunningServer } from './server.ts';
 
 export interface TrafficPlan {

@@ -12,7 +12,10 @@ import { loadConfig } from '../../src/app/config.ts';
 import { createDb, type DbHandle } from '../../src/db/create-db.ts';
 import { migrateToLatest } from '../../src/db/migrations/index.ts';
 import type { NewEvent } from '../../src/db/schema.ts';
-import { DATA_PATH, handleData } from '../../src/features/stats/data-handler.server.ts';
+import { handleData } from '../../src/features/stats/data-handler.server.ts';
+import { PATHS } from '../../src/lib/paths.ts';
+
+const DATA_PATH = PATHS.data;
 import { DataResponse } from '../../src/features/stats/data-record.ts';
 import { importEvents, importEventsFile } from '../../src/features/stats/event-import.server.ts';
 import { STATS_LOCK_KEY, materialize, materializeMissing, missingDays, withStatsLock } from '../../src/features/stats/materialize.server.ts';

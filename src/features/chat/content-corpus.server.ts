@@ -5,8 +5,8 @@
  *
  * The index is built on first use and kept for the life of the process (content only changes
  * with a new build, hence a new process). Building it takes a few milliseconds for the current
- * content, well inside the first reply's budget; `warmKnowledgeIndex()` lets the server build it
- * at start-up instead.
+ * content, well inside the first reply's budget (the server's warm-up request after listening
+ * builds it ahead of the first visitor).
  */
 import { getCollection } from 'astro:content';
 import { KnowledgeIndex } from './knowledge-index.ts';
@@ -35,9 +35,4 @@ export function loadKnowledgeIndex(): Promise<KnowledgeIndex> {
     throw error;
   });
   return loading;
-}
-
-/** Build the index ahead of the first chat request (call from start-up code, not at import). */
-export async function warmKnowledgeIndex(): Promise<number> {
-  return (await loadKnowledgeIndex()).size;
 }

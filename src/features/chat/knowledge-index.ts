@@ -5,9 +5,7 @@
  */
 import MiniSearch from 'minisearch';
 import { knowledgePassages, newsPassages, type KnowledgeDoc, type NewsDoc, type Passage } from './passages.ts';
-import { stem, words } from './text-terms.ts';
-
-const STOP = new Set(['a', 'an', 'the', 'and', 'or', 'of', 'to', 'in', 'on', 'for', 'is', 'are', 'be', 'it', 'by', 'as', 'at', 'with']);
+import { isStopword, stem, words } from './text-terms.ts';
 
 /** A query: each term with its weight (1 for the new question, lower for earlier turns). */
 export type WeightedTerms = ReadonlyMap<string, number>;
@@ -47,7 +45,7 @@ export class KnowledgeIndex {
       tokenize: (text) => words(text),
       // Index with the same stemming as queries; a short stopword list keeps the index small
       // (questions are cleaned more aggressively by `terms()`).
-      processTerm: (term) => (STOP.has(term) ? null : stem(term)),
+      processTerm: (term) => (isStopword(term) ? null : stem(term)),
       // Only ids are stored; passages are looked up in the map.
       storeFields: [],
       logger: () => {},

@@ -3,7 +3,7 @@
  * questions, so that "sellers", "Seller's" and "seller" meet. English only, like the site.
  */
 
-/** Function words that say nothing about what a question is about. */
+/** Function words that say nothing about what a question (or a passage) is about. */
 const STOPWORDS = new Set(
   (
     'a about above after again all also am an and any are as at be because been before being below between both but by can could ' +
@@ -14,6 +14,11 @@ const STOPWORDS = new Set(
     'with would yes you your yours yourself hi hello hey ok okay'
   ).split(' '),
 );
+
+/** The one stop-word list, for the index and for questions alike. */
+export function isStopword(word: string): boolean {
+  return STOPWORDS.has(word);
+}
 
 /** Light suffix stripping (no dictionary): enough to join plurals and -ing/-ed forms. */
 export function stem(word: string): string {

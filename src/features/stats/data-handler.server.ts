@@ -8,11 +8,10 @@
  */
 import { HttpError, errorResponse, toHttpError } from '../../lib/http-error.ts';
 import type { Services } from '../../app/services.ts';
-import { centsToAmount } from './money.ts';
-import type { DataRecord, DataResponse } from './data-record.ts';
+import type { DataResponse } from './data-record.ts';
 import { parseDateRange } from './date-range.ts';
 import { cacheControlFor, ifNoneMatchMatches, strongEtag } from './response-caching.ts';
-import { readDailyStats } from './stats.server.ts';
+import { readDailyStats, toDataRecord } from './stats.server.ts';
 import type { DailyStatRow } from '../../db/schema.ts';
 import { isStorageUnavailable } from '../../db/storage-errors.ts';
 
@@ -22,22 +21,12 @@ import { isStorageUnavailable } from '../../db/storage-errors.ts';
  */
 const READ_DEADLINE_MS = 4_000;
 
-/** Path of the data endpoint; the prefix the materialiser purges from response caches. */
-export const DATA_PATH = '/api/v1/public/data';
 
 export interface HandleDataOptions {
   /** Clock for the cache policy (tests pin it). */
   now?: () => number;
 }
 
-export function toDataRecord(row: DailyStatRow): DataRecord {
-  return {
-    date: row.day,
-    txn_count: row.txn_count,
-    impr_count: row.impr_count,
-    service_revenue: centsToAmount(row.revenue_minor),
-  };
-}
 
 export async function handleData(request: Request, services: Services, options: HandleDataOptions = {}): Promise<Response> {
   const url = new URL(request.url);

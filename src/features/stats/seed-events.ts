@@ -38,7 +38,7 @@ export interface SeedPlan {
 const WEEKLY = [0.62, 1.0, 1.08, 1.1, 1.06, 0.97, 0.7];
 
 /** Day-of-week (0 = Sunday) of an epoch day. */
-export function weekdayOf(epochDay: number): number {
+export function weekdayIndex(epochDay: number): number {
   return (((epochDay + 4) % 7) + 7) % 7;
 }
 
@@ -66,7 +66,7 @@ export function eventsForDay(plan: SeedPlan, epochDay: number, random: () => num
   const span = Math.max(1, plan.lastDay - plan.firstDay);
   const growth = 1 + ((plan.growth ?? 1.6) - 1) * (offset / span);
   const noise = 0.85 + random() * 0.3;
-  const impressions = Math.round((plan.baseImpressions ?? 2_300) * WEEKLY[weekdayOf(epochDay)]! * growth * noise);
+  const impressions = Math.round((plan.baseImpressions ?? 2_300) * WEEKLY[weekdayIndex(epochDay)]! * growth * noise);
   const conversion = (plan.conversion ?? 0.03) * (0.8 + random() * 0.4);
   const start = startOfDayMs(epochDay);
   const events: NewEvent[] = [];

@@ -6,11 +6,10 @@
  */
 import { HttpError } from '../../lib/http-error.ts';
 import type { Services } from '../../app/services.ts';
-import { toDataRecord } from './data-handler.server.ts';
 import type { DataRecord } from './data-record.ts';
 import { MAX_RANGE_DAYS, parseDateRange } from './date-range.ts';
 import { type DayRange, type Totals, defaultRange, totalsOf } from './stats-page.ts';
-import { readDailyStats } from './stats.server.ts';
+import { readDailyStats, toDataRecord } from './stats.server.ts';
 
 /** Longest text of a rejected parameter echoed back into the form. */
 const ECHO_MAX = 32;

@@ -5,12 +5,10 @@
  * Client-safe on purpose: no zod, no node: imports, nothing at import time. The date-range
  * rules themselves live in date-range.ts (the API's validator), which only the server imports.
  */
+import { PATHS } from '../../lib/paths.ts';
 import { parseRetryAfter } from '../../lib/retry-after.ts';
 import { checkDay, dayOfInstant, formatDay } from './calendar.ts';
 import type { DataRecord } from './data-record.ts';
-
-/** The data interface the page reads from in the browser (interface spec section 4). */
-export const DATA_API_PATH = '/api/v1/public/data';
 
 /** A range as the page and the API name it: first and last UTC day, YYYY-MM-DD, both included. */
 export interface DayRange {
@@ -118,7 +116,7 @@ export function daysOf(range: DayRange): string[] {
 
 /** The public API URL for a range (what the page fetches, and the JSON link for readers without JavaScript). */
 export function dataApiUrl(range: DayRange): string {
-  return `${DATA_API_PATH}?${new URLSearchParams({ startDate: range.startDate, endDate: range.endDate }).toString()}`;
+  return `${PATHS.data}?${new URLSearchParams({ startDate: range.startDate, endDate: range.endDate }).toString()}`;
 }
 
 /** Query string of the page for a range (history.replaceState, and links). */

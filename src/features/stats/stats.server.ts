@@ -4,8 +4,20 @@
  */
 import type { Kysely } from 'kysely';
 import type { DailyStatRow, Database, NewEvent } from '../../db/schema.ts';
+import type { DataRecord } from './data-record.ts';
+import { centsToAmount } from './money.ts';
 
 type Db = Kysely<Database>;
+
+/** A stored day as the data interface publishes it (interface spec section 2, DataRecord). */
+export function toDataRecord(row: DailyStatRow): DataRecord {
+  return {
+    date: row.day,
+    txn_count: row.txn_count,
+    impr_count: row.impr_count,
+    service_revenue: centsToAmount(row.revenue_minor),
+  };
+}
 
 /**
  * Materialised days from `startDate` to `endDate` (inclusive), ascending. `YYYY-MM-DD` text sorts
