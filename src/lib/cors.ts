@@ -1,9 +1,15 @@
 /**
+ * CORS answers for credential-less cross-origin callers (Fetch standard, "CORS protocol"): the
+ * edge uses them for every route the route table marks `origins`, the chat route for its
+ * preflight, so every response agrees on what a cross-origin page may read.
+ */
+
+/**
  * Response headers a cross-origin script may read beyond the CORS-safelisted ones (Fetch
  * standard, "CORS protocol"): the rate-limit fields of both interfaces (interface spec section 8),
  * Retry-After (RFC 9110 section 10.2.3), the request id for support requests, and the validators
  * and Date a client needs to revalidate and to time a reset against the server's clock. One list,
- * used by the edge and by the chat route, so every response agrees. Listed one by one: `*` is not
+ * used by the edge and by the chat route. Listed one by one: `*` is not
  * a wildcard for names in every browser.
  */
 export const EXPOSED_HEADERS = [
@@ -20,3 +26,50 @@ export const EXPOSED_HEADERS = [
   'ETag',
   'Date',
 ] as const;
+
+/** How long a browser may cache a successful preflight. Chromium caps this at 7200 s. */
+export const PREFLIGHT_MAX_AGE_SECONDS = 600;
+
+export interface CorsOptions {
+  /** The request's `Origin`, or undefined for same-origin GETs and non-browser clients. */
+  origin: string | undefined;
+  /** Whether that origin is allowed (decided by the caller, e.g. `checkOrigin`). */
+  allowed: boolean;
+  /** Extra exposed headers for this route, added to `EXPOSED_HEADERS`. */
+  expose?: readonly string[];
+}
+
+/**
+ * Headers for an actual (non-preflight) response. The allowed origin is echoed rather than `*`
+ * because the answer depends on it, so caches are told with `Vary: Origin` (Fetch standard,
+ * "CORS protocol and HTTP caches"); the Vary is sent for refused origins too.
+ */
+export function corsHeaders({ origin, allowed, expose = [] }: CorsOptions): Record<string, string> {
+  if (!origin || !allowed) return { vary: 'Origin' };
+  return {
+    'access-control-allow-origin': origin,
+    'access-control-expose-headers': [...EXPOSED_HEADERS, ...expose].join(', '),
+    vary: 'Origin',
+  };
+}
+
+export interface PreflightOptions extends CorsOptions {
+  /** Methods the route accepts from other origins. */
+  methods: readonly string[];
+  /** Request headers it accepts beyond the safelisted ones (`content-type` for JSON bodies). */
+  headers: readonly string[];
+}
+
+/**
+ * Headers for a successful `OPTIONS` preflight: the allowed origin, methods and headers and how
+ * long to cache the answer. Empty for a refused origin, which makes the browser fail the call.
+ */
+export function preflightHeaders({ methods, headers, ...cors }: PreflightOptions): Record<string, string> {
+  if (!cors.origin || !cors.allowed) return { vary: 'Origin' };
+  return {
+    ...corsHeaders(cors),
+    'access-control-allow-methods': methods.join(', '),
+    'access-control-allow-headers': headers.join(', '),
+    'access-control-max-age': String(PREFLIGHT_MAX_AGE_SECONDS),
+  };
+}

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import { EXPOSED_HEADERS } from '../lib/cors.ts';
+import { corsHeaders, EXPOSED_HEADERS } from '../lib/cors.ts';
 import { HttpError, renderError, toHttpError } from '../lib/http-error.ts';
 import { unknownParameters } from '../lib/query-params.ts';
 import { ClientAbortedError, readBody } from './body.ts';
@@ -54,7 +54,8 @@ export interface EdgeDeps {
   locals: (requestId: string, clientKey: string) => App.Locals;
 }
 
-const EXPOSED = EXPOSED_HEADERS.join(', ');
+/** Public read resources: any page may fetch them and read the limit headers. */
+const PUBLIC_READ_CORS: Record<string, string> = { 'access-control-allow-origin': '*', 'access-control-expose-headers': EXPOSED_HEADERS.join(', ') };
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']);
 
@@ -114,15 +115,11 @@ export function createEdge(deps: EdgeDeps): Edge {
 
   function applyCors(req: IncomingMessage, res: ServerResponse, route: Route): void {
     if (route.cors === 'none') return;
-    const origin = req.headers.origin;
-    if (route.cors === 'public' && (req.method === 'GET' || req.method === 'HEAD')) {
-      res.setHeader('Access-Control-Allow-Origin', '*');
-      res.setHeader('Access-Control-Expose-Headers', EXPOSED);
-    } else if (origin && deps.allowedOrigins().includes(origin)) {
-      res.setHeader('Access-Control-Allow-Origin', origin);
-      res.setHeader('Access-Control-Expose-Headers', EXPOSED);
-      res.setHeader('Vary', 'Origin');
-    }
+    const headers =
+      route.cors === 'public' && (req.method === 'GET' || req.method === 'HEAD')
+        ? PUBLIC_READ_CORS
+        : corsHeaders({ origin: req.headers.origin, allowed: req.headers.origin !== undefined && deps.allowedOrigins().includes(req.headers.origin) });
+    for (const name in headers) res.setHeader(name, headers[name]!);
   }
 
   async function probe(res: ServerResponse, route: Route): Promise<void> {

@@ -9,7 +9,7 @@ import { errorResponse, HttpError } from '../../lib/http-error.ts';
 import { composeReply, CONTACT_PATH, replyChunks, retrieve } from './built-in-assistant.ts';
 import { readJsonBody } from '../../lib/json-body.ts';
 import { CHAT_BODY, CHAT_LIMITS, chatRequestFrom, type ChatMessage } from './chat-request.ts';
-import { corsHeaders, preflightHeaders } from './cors.ts';
+import { corsHeaders, preflightHeaders } from '../../lib/cors.ts';
 import type { KnowledgeIndex } from './knowledge-index.ts';
 import { streamLlmReply, type LlmSettings } from './llm-assistant.server.ts';
 import { checkOrigin, originError, type OriginPolicy } from './origin-policy.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CORS_EXPOSED_HEADERS, corsHeaders, preflightHeaders } from '../../../src/features/chat/cors.ts';
+import { EXPOSED_HEADERS, corsHeaders, preflightHeaders } from '../../../src/lib/cors.ts';
 import { checkOrigin, originError } from '../../../src/features/chat/origin-policy.ts';
 
 const policy = { allowedOrigins: ['https://site.test', 'http://localhost:4321'], allowNoOrigin: false };
@@ -55,7 +55,7 @@ describe('CORS headers', () => {
 
   it('add route-specific exposed headers after the shared ones', () => {
     const headers = corsHeaders({ origin: 'https://site.test', allowed: true, expose: ['X-Chat-Model'] });
-    expect(headers['access-control-expose-headers']).toBe([...CORS_EXPOSED_HEADERS, 'X-Chat-Model'].join(', '));
+    expect(headers['access-control-expose-headers']).toBe([...EXPOSED_HEADERS, 'X-Chat-Model'].join(', '));
   });
 
   it('answer a preflight with methods, headers and a cache lifetime only for an allowed origin', () => {
