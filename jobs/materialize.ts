@@ -15,7 +15,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { DbHandle } from '../src/db/create-db.ts';
 import type { Database } from '../src/db/schema.ts';
-import { checkDay, consecutiveRuns, dayOfInstant, formatDay, MS_PER_DAY, parseDay, startOfDayMs } from '../src/features/stats/calendar.ts';
+import { checkDay, consecutiveRuns, dayOfInstant, formatDay, MS_PER_DAY, parseDay, startOfDayMs } from '../src/lib/calendar.ts';
 import { earliestEventAt, materializedDays } from '../src/features/stats/stats.server.ts';
 
 export type JobLog = Pick<Logger, 'info' | 'warn' | 'error' | 'debug'>;

@@ -15,7 +15,7 @@
 import { createTask, validate } from 'node-cron';
 import { sql } from 'kysely';
 import type { DbHandle } from '../src/db/create-db.ts';
-import { dayOfInstant, formatDay } from '../src/features/stats/calendar.ts';
+import { dayOfInstant, formatDay } from '../src/lib/calendar.ts';
 import { DATA_PATH } from '../src/features/stats/data-handler.server.ts';
 import { REMATERIALIZE_DAYS } from '../src/features/stats/response-caching.ts';
 import type { Services } from '../src/app/services.ts';

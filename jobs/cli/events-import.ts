@@ -16,7 +16,7 @@ import cliProgress from 'cli-progress';
 import { loadConfig } from '../../src/app/config.ts';
 import { createDb } from '../../src/db/create-db.ts';
 import { migrateToLatest } from '../../src/db/migrations/index.ts';
-import { dayOfInstant, formatDay } from '../../src/features/stats/calendar.ts';
+import { dayOfInstant, formatDay } from '../../src/lib/calendar.ts';
 import { type EventFileFormat, importEventsFile } from '../../src/features/stats/event-import.server.ts';
 
 const USAGE = 'usage: events-import FILE [--format ndjson|csv]';

@@ -11,7 +11,7 @@ import { loadConfig } from '../../src/app/config.ts';
 import { createDb, type DbHandle, sqlitePath } from '../../src/db/create-db.ts';
 import { migrateToLatest } from '../../src/db/migrations/index.ts';
 import type { NewEvent } from '../../src/db/schema.ts';
-import { dayOfInstant, formatDay } from '../../src/features/stats/calendar.ts';
+import { dayOfInstant, formatDay } from '../../src/lib/calendar.ts';
 import { eventsForDay, mulberry32 } from '../../src/features/stats/seed-events.ts';
 import { insertEvents } from '../../src/features/stats/stats.server.ts';
 import { materialize, materializeMissing } from '../materialize.ts';

@@ -15,7 +15,7 @@ import cliProgress from 'cli-progress';
 import { loadConfig } from '../../src/app/config.ts';
 import { createDb } from '../../src/db/create-db.ts';
 import { migrateToLatest } from '../../src/db/migrations/index.ts';
-import { checkDay } from '../../src/features/stats/calendar.ts';
+import { checkDay } from '../../src/lib/calendar.ts';
 import { type MaterializeResult, materialize, materializeMissing } from '../materialize.ts';
 import { type LockedRun, withStatsLock } from '../schedule.ts';
 

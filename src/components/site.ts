@@ -28,8 +28,3 @@ export function isCurrent(href: string, pathname: string): boolean {
   const path = pathname.endsWith('/') ? pathname : `${pathname}/`;
   return href === '/' ? path === '/' : path.startsWith(href);
 }
-
-/** A date-time as "5 January 2026", in UTC so the build does not depend on the machine's zone. */
-export function formatDate(value: string): string {
-  return new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' }).format(new Date(value));
-}

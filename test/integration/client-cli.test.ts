@@ -13,7 +13,7 @@ import type { DataRecord } from '../../src/client/data-client.ts';
 import { createDb } from '../../src/db/create-db.ts';
 import { migrateToLatest } from '../../src/db/migrations/index.ts';
 import type { NewEvent } from '../../src/db/schema.ts';
-import { dayOfInstant, formatDay } from '../../src/features/stats/calendar.ts';
+import { dayOfInstant, formatDay } from '../../src/lib/calendar.ts';
 import { toDataRecord } from '../../src/features/stats/data-handler.server.ts';
 import { eventsForDay, mulberry32 } from '../../src/features/stats/seed-events.ts';
 import { insertEvents, readDailyStats } from '../../src/features/stats/stats.server.ts';

@@ -10,7 +10,7 @@ import { getDailyStats, DailyQuotaExceededError, type DataRecord, type FetchLike
 import { createDb } from '../../src/db/create-db.ts';
 import { migrateToLatest } from '../../src/db/migrations/index.ts';
 import type { NewEvent } from '../../src/db/schema.ts';
-import { dayOfInstant, formatDay } from '../../src/features/stats/calendar.ts';
+import { dayOfInstant, formatDay } from '../../src/lib/calendar.ts';
 import { toDataRecord } from '../../src/features/stats/data-handler.server.ts';
 import { eventsForDay, mulberry32 } from '../../src/features/stats/seed-events.ts';
 import { insertEvents, readDailyStats } from '../../src/features/stats/stats.server.ts';

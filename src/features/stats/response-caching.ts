@@ -10,7 +10,7 @@
  * exception: they purge this instance's response cache, other caches catch up within max-age.
  */
 import { createHash } from 'node:crypto';
-import { dayOfInstant } from './calendar.ts';
+import { dayOfInstant } from '../../lib/calendar.ts';
 import type { DateRange } from './date-range.ts';
 
 /** The nightly tick rewrites the last complete day and the two before it. */

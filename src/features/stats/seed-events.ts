@@ -5,7 +5,7 @@
  * Pure: the seeder (jobs/cli/seed.ts) writes what this returns.
  */
 import type { NewEvent } from '../../db/schema.ts';
-import { MS_PER_DAY, startOfDayMs } from './calendar.ts';
+import { MS_PER_DAY, startOfDayMs, weekdayOf } from '../../lib/calendar.ts';
 
 /** Small, fast, seedable PRNG (mulberry32): uniform in [0, 1). */
 export function mulberry32(seed: number): () => number {
@@ -36,11 +36,6 @@ export interface SeedPlan {
 
 /** Weekday factors, Sunday first (epoch day 0, 1970-01-01, was a Thursday). */
 const WEEKLY = [0.62, 1.0, 1.08, 1.1, 1.06, 0.97, 0.7];
-
-/** Day-of-week (0 = Sunday) of an epoch day. */
-export function weekdayOf(epochDay: number): number {
-  return (((epochDay + 4) % 7) + 7) % 7;
-}
 
 /**
  * A time of day skewed towards the afternoon and evening: the mean of two uniforms, shifted,

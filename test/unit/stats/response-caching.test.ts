@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseDateRange } from '../../../src/features/stats/date-range.ts';
 import { cacheControlFor, ifNoneMatchMatches, lastSettledDay, strongEtag } from '../../../src/features/stats/response-caching.ts';
-import { parseDay } from '../../../src/features/stats/calendar.ts';
+import { parseDay } from '../../../src/lib/calendar.ts';
 
 const range = (start: string, end: string) => parseDateRange(new URLSearchParams({ startDate: start, endDate: end }));
 /** 2026-03-20, any time of day. */

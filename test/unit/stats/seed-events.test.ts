@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { dayOfInstant, parseDay } from '../../../src/features/stats/calendar.ts';
-import { eventsForDay, mulberry32, weekdayOf } from '../../../src/features/stats/seed-events.ts';
+import { dayOfInstant, parseDay, weekdayOf } from '../../../src/lib/calendar.ts';
+import { eventsForDay, mulberry32 } from '../../../src/features/stats/seed-events.ts';
 
 const firstDay = parseDay('2026-01-05'); // a Monday
 const plan = { firstDay, lastDay: firstDay + 399, zeroDayOffsets: [3] };
