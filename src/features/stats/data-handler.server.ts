@@ -11,7 +11,8 @@ import type { Services } from '../../app/services.ts';
 import { centsToAmount } from './money.ts';
 import type { DataRecord, DataResponse } from './data-record.ts';
 import { parseDateRange } from './date-range.ts';
-import { cacheControlFor, ifNoneMatchMatches, strongEtag } from './response-caching.ts';
+import { ifNoneMatchMatches, strongEtag } from '../../lib/http-validators.ts';
+import { cacheControlFor } from './response-caching.ts';
 import { readDailyStats } from './stats.server.ts';
 import type { DailyStatRow } from '../../db/schema.ts';
 
