@@ -2,6 +2,8 @@
  * Site-wide names and navigation, in one place so pages, the layout, the feed and the footer
  * agree. Rename the service here.
  */
+import { PATHS } from '../lib/paths.ts';
+
 export const SITE_NAME = 'Meridian Ad Exchange';
 
 export const SITE_DESCRIPTION =
@@ -18,7 +20,7 @@ export interface NavItem {
 export const NAV: readonly NavItem[] = [
   { label: 'Home', href: '/' },
   { label: 'News', href: '/news/' },
-  { label: 'Stats', href: '/stats/' },
+  { label: 'Stats', href: `${PATHS.stats}/` },
   { label: 'Contact', href: '/contact/' },
   { label: 'API docs', href: '/docs/api/' },
 ];
