@@ -10,15 +10,14 @@ import { ConfigError, loadConfig } from '../../src/app/config.ts';
 import { createDb } from '../../src/db/create-db.ts';
 import { migrateToLatest } from '../../src/db/migrations/index.ts';
 import { writeSubmissionsCsv } from '../../src/features/contact/contact.server.ts';
+import { checkDay, startOfDayMs } from '../../src/lib/calendar.ts';
 
 const USAGE = 'usage: npm run contact:export -- [--since YYYY-MM-DD] [--bom] > contacts.csv';
 
-/** A real calendar day, YYYY-MM-DD, to the epoch ms of its UTC midnight; undefined otherwise. */
-export function parseDay(text: string): number | undefined {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return undefined;
-  const ms = Date.parse(`${text}T00:00:00Z`);
-  // Date.parse rolls 2025-02-30 over to March; the round trip catches it.
-  return Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== text ? undefined : ms;
+/** `--since`: a real calendar day, YYYY-MM-DD, to the epoch ms of its UTC midnight; undefined otherwise. */
+export function sinceMs(text: string): number | undefined {
+  const checked = checkDay(text);
+  return checked.ok ? startOfDayMs(checked.epochDay) : undefined;
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -35,7 +34,7 @@ async function main(argv: string[]): Promise<number> {
   }
   let since: number | undefined;
   if (args.values.since !== undefined) {
-    since = parseDay(args.values.since);
+    since = sinceMs(args.values.since);
     if (since === undefined) {
       process.stderr.write(`--since must be a calendar day written YYYY-MM-DD, e.g. 2025-01-31 (got "${args.values.since}")\n${USAGE}\n`);
       return 64;
