@@ -27,7 +27,13 @@ export default defineConfig({
   // (refusing cross-site form posts) is off: the write endpoints accept JSON only, which a
   // cross-site form cannot send, and chat applies its own Origin policy; left on, it answers
   // non-JSON posts with a text/plain 403 before our handlers can give the spec's 415 problem.
-  security: { csp: true, checkOrigin: false },
+  // Beyond Astro's script-src/style-src hashes: everything else from this origin only (CSP3
+  // default-src), fetches only to our own APIs, and images from here or, as news frontmatter
+  // allows, any https URL.
+  security: {
+    csp: { directives: ["default-src 'self'", "connect-src 'self'", "img-src 'self' https:"] },
+    checkOrigin: false,
+  },
   // Shiki writes inline style attributes, which the CSP (no 'unsafe-inline') would block.
   markdown: { syntaxHighlight: false },
   build: { format: 'directory' },

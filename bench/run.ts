@@ -23,7 +23,7 @@ import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import type { Database as Schema } from '../src/db/schema.ts';
-import { formatDay, parseDay } from '../src/features/stats/calendar.ts';
+import { formatDay, parseDay } from '../src/lib/calendar.ts';
 import { readDailyStats } from '../src/features/stats/stats.server.ts';
 import { load, timeToFirstByte, type LoadResult } from './lib/load.ts';
 import { canPin, hasCommand, pinned, pinSelf, runCommand, startServer, type Running } from './lib/proc.ts';

@@ -13,7 +13,7 @@
  *   tick's scheduled minute is skipped too, so a slower instance does not repeat the tick.
  */
 import { createTask, validate } from 'node-cron';
-import { dayOfInstant, formatDay } from '../src/features/stats/calendar.ts';
+import { dayOfInstant, formatDay } from '../src/lib/calendar.ts';
 import {
   type JobLog,
   type LockedRun,

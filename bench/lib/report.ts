@@ -149,7 +149,7 @@ export function renderResults(r: Results, notes?: string): string {
       'streamed reply before its next request.',
     '- Peak RSS: /proc/<pid>/status VmHWM of each server instance after all of its scenarios ran.',
     `- Materialisation: ${s.events.toLocaleString('en')} events (1 in 20 a transaction) evenly over ${s.days} days, written by SQLite itself ` +
-      '(recursive CTE); `materialize()` (jobs/materialize.ts, timed inside its process) against `sqlite3 <file>` running the same statements ' +
+      '(recursive CTE); `materialize()` (src/features/stats/materialize.server.ts, timed inside its process) against `sqlite3 <file>` running the same statements ' +
       '(`materializeStatement`, batch by batch, each in a transaction, after the pragmas createDb sets), both on core 0, alternately; the rollup is ' +
       'checked after each run. The re-materialised day is topped up to 30,000 events; the time is the worst of 5 calls on an open connection.',
     '- Build: a copy of the repository (tracked and untracked files, node_modules symlinked) with the extra articles, cold Astro cache, wall time.',

@@ -13,7 +13,7 @@ import Database from 'better-sqlite3';
 import { DEFAULT_BATCH_DAYS, materializeStatement } from '../../src/features/stats/materialize.server.ts';
 import { createDb } from '../../src/db/create-db.ts';
 import { migrateToLatest } from '../../src/db/migrations/index.ts';
-import { formatDay, MS_PER_DAY, parseDay, startOfDayMs } from '../../src/features/stats/calendar.ts';
+import { formatDay, MS_PER_DAY, parseDay, startOfDayMs } from '../../src/lib/calendar.ts';
 import { median } from '../lib/load.ts';
 import { hasCommand, pinned, runCommand, SERVER_CORE } from '../lib/proc.ts';
 import type { Settings } from '../lib/settings.ts';

@@ -4,14 +4,14 @@
  * Reads DATABASE_URL like the server (brings the schema up to date first, so a fresh database
  * exports just the header). Exit codes: run-cli.ts.
  */
-import { checkDay, startOfDayMs } from '../../src/features/stats/calendar.ts';
+import { checkDay, startOfDayMs } from '../../src/lib/calendar.ts';
 import { writeSubmissionsCsv } from '../../src/features/contact/contact.server.ts';
 import { runCli, UsageError } from './run-cli.ts';
 
-/** A real calendar day, YYYY-MM-DD, to the epoch ms of its UTC midnight; undefined otherwise. */
-export function parseDay(text: string): number | undefined {
-  const day = checkDay(text);
-  return day.ok ? startOfDayMs(day.epochDay) : undefined;
+/** `--since`: a real calendar day, YYYY-MM-DD, to the epoch ms of its UTC midnight; undefined otherwise. */
+export function sinceMs(text: string): number | undefined {
+  const checked = checkDay(text);
+  return checked.ok ? startOfDayMs(checked.epochDay) : undefined;
 }
 
 const USAGE = {
@@ -24,7 +24,7 @@ if (import.meta.main) {
   process.exitCode = await runCli('contact-export', USAGE, async ({ values, db, stderr, stdout }) => {
     let since: number | undefined;
     if (values.since !== undefined) {
-      since = parseDay(values.since);
+      since = sinceMs(values.since);
       if (since === undefined) throw new UsageError(`--since must be a calendar day written YYYY-MM-DD, e.g. 2025-01-31 (got "${values.since}")`);
     }
     const handle = await db();

@@ -12,7 +12,7 @@
  * committed before the failure stay; re-running resumes safely); other codes: run-cli.ts.
  */
 import { stat } from 'node:fs/promises';
-import { dayOfInstant, formatDay } from '../../src/features/stats/calendar.ts';
+import { dayOfInstant, formatDay } from '../../src/lib/calendar.ts';
 import { importEventsFile } from '../../src/features/stats/event-import.server.ts';
 import { progressBar } from './progress-bar.ts';
 import { runCli, UsageError } from './run-cli.ts';

@@ -6,7 +6,7 @@
  *
  *   npm run seed
  */
-import { dayOfInstant, formatDay } from '../../src/features/stats/calendar.ts';
+import { dayOfInstant, formatDay } from '../../src/lib/calendar.ts';
 import { materialize, materializeMissing } from '../../src/features/stats/materialize.server.ts';
 import { writeSeedEvents } from '../../src/features/stats/seed-events.server.ts';
 import { earliestEventAt } from '../../src/features/stats/stats.server.ts';

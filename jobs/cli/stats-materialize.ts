@@ -12,7 +12,7 @@
  * written before stay); other codes: run-cli.ts.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { checkDay } from '../../src/features/stats/calendar.ts';
+import { checkDay } from '../../src/lib/calendar.ts';
 import { type LockedRun, type MaterializeResult, materialize, materializeMissing, withStatsLock } from '../../src/features/stats/materialize.server.ts';
 import { progressBar } from './progress-bar.ts';
 import { runCli, UsageError } from './run-cli.ts';

@@ -18,46 +18,29 @@
  * - keeps settled windows in a cache, so asking again costs no request;
  * - stops everything, waits included, when the AbortSignal fires.
  */
+import { checkDay } from '../lib/calendar.ts';
+import { PATHS } from '../lib/paths.ts';
 import { recordsOf, type DataRecord } from './data-record.ts';
-import { isSettled, monthWindows, nextUtcMidnight, parseDay, type DateWindow } from './date-windows.ts';
-import {
-  DailyQuotaExceededError,
-  InvalidArgumentError,
-  InvalidRequestError,
-  RateLimitedError,
-  ServerUnavailableError,
-  UnexpectedResponseError,
-} from './errors.ts';
-import {
-  afterResponse,
-  afterSend,
-  DEFAULT_RETRY_POLICY,
-  INITIAL_PACER_STATE,
-  isDailyQuotaRefusal,
-  paceDecision,
-  parseRetryAfter,
-  readRateHeaders,
-  retryDelay,
-  type RateObservation,
-  type RetryPolicy,
-} from './rate-pacing.ts';
-import { copyRecords, requestUrl, sharedMemoryCache, windowCacheKey, type WindowCache } from './window-cache.ts';
+import { isSettled, monthWindows, type DateWindow } from './date-windows.ts';
+import { InvalidArgumentError } from './errors.ts';
+import { fetchWindow, type FetchLike, type WaitNotice, type WindowContext } from './fetch-window.ts';
+import { createPacer } from './pacer.ts';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './rate-pacing.ts';
+import { copyRecords, sharedMemoryCache, windowCacheKey, type WindowCache } from './window-cache.ts';
 
 export type { DataRecord } from './data-record.ts';
 export type { DateWindow } from './date-windows.ts';
+export type { FetchLike, WaitNotice } from './fetch-window.ts';
 export type { RetryPolicy } from './rate-pacing.ts';
 export type { WindowCache } from './window-cache.ts';
 export { windowCacheKey } from './window-cache.ts';
 export * from './errors.ts';
 
-/** Path of Get Data below the base URL. */
-export const DATA_PATH = 'api/v1/public/data';
+/** Path of Get Data below the base URL (relative, so a base URL's path prefix is kept). */
+export const DATA_PATH = PATHS.data.slice(1);
 /** Windows fetched at once unless told otherwise: enough to hide latency, gentle on the limits. */
 export const DEFAULT_CONCURRENCY = 2;
 export const MAX_CONCURRENCY = 8;
-
-/** The `fetch` the client needs; the platform's fetch is one. */
-export type FetchLike = (url: string, init: { signal: AbortSignal; headers: Record<string, string> }) => Promise<Response>;
 
 /** Reported after each window, in completion order. */
 export interface WindowProgress {
@@ -69,16 +52,6 @@ export interface WindowProgress {
   window: DateWindow;
   /** True when it came from the cache, without a request. */
   fromCache: boolean;
-}
-
-/** Reported before the client sleeps because of the limits or a failure. */
-export interface WaitNotice {
-  /** `pacing`: the headers say the minute window is spent; `backoff`: after a 429 or a failed attempt. */
-  reason: 'pacing' | 'backoff';
-  /** How long, in ms. */
-  ms: number;
-  /** The window that is waiting. */
-  window: DateWindow;
 }
 
 export interface GetDailyStatsOptions {
@@ -119,8 +92,8 @@ interface Plan {
 export function planRequest(options: GetDailyStatsOptions): Plan {
   const day = (name: 'from' | 'to', value: unknown): number => {
     if (typeof value !== 'string') throw new InvalidArgumentError(name, `must be a YYYY-MM-DD string, got ${typeof value}`);
-    const parsed = parseDay(value);
-    if (parsed.ok) return parsed.day;
+    const parsed = checkDay(value);
+    if (parsed.ok) return parsed.epochDay;
     throw new InvalidArgumentError(
       name,
       parsed.problem === 'format' ? `must be a date in YYYY-MM-DD format, got ${JSON.stringify(value)}` : `${JSON.stringify(value)} is not a calendar date`,
@@ -161,179 +134,6 @@ export function planRequest(options: GetDailyStatsOptions): Plan {
     retry[name as keyof RetryPolicy] = value;
   }
   return { endpoint, windows: monthWindows(from, to), concurrency, retry };
-}
-
-/**
- * Resolves after `ms`, or as soon as `wake` settles; rejects with the signal's reason when it
- * aborts. Leaves no timer or listener behind either way.
- */
-function sleep(ms: number, signal: AbortSignal, wake?: Promise<void>): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    };
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-    void wake?.then(done);
-  });
-}
-
-/** A promise and the function that resolves it (`Promise.withResolvers`, which older browsers lack). */
-function signalled(): { promise: Promise<void>; resolve: () => void } {
-  let resolve = () => {};
-  const promise = new Promise<void>((settle) => {
-    resolve = settle;
-  });
-  return { promise, resolve };
-}
-
-/**
- * The shared view of the limits across concurrent windows: every request asks `acquire` first
- * and reports its response's headers through `settle`. The state and the decisions are
- * rate-pacing.ts's pure functions; this only holds the state and does the waiting.
- */
-function createPacer() {
-  let state = INITIAL_PACER_STATE;
-  let wake = signalled();
-
-  return {
-    /** Resolves when the next request may be sent (and counts it as sent). */
-    async acquire(signal: AbortSignal, onWait: (ms: number) => void): Promise<void> {
-      for (;;) {
-        signal.throwIfAborted();
-        const decision = paceDecision(state, performance.now());
-        switch (decision.action) {
-          case 'send':
-            state = afterSend(state);
-            return;
-          case 'quota-spent':
-            throw new DailyQuotaExceededError(new Date(decision.resetsAtMs));
-          case 'await-response':
-            await sleep(60_000, signal, wake.promise);
-            break;
-          case 'wait':
-            onWait(decision.ms);
-            // Woken early by any response: its headers may change the answer either way.
-            await sleep(decision.ms, signal, wake.promise);
-            break;
-        }
-      }
-    },
-    /** A request sent after `acquire` is over; `seen` is what its response said, if there was one. */
-    settle(seen: RateObservation | undefined): void {
-      state = afterResponse(state, seen);
-      const previous = wake;
-      wake = signalled();
-      previous.resolve();
-    },
-  };
-}
-
-type Pacer = ReturnType<typeof createPacer>;
-
-interface WindowContext {
-  plan: Plan;
-  pacer: Pacer;
-  fetch: FetchLike;
-  signal: AbortSignal;
-  random: () => number;
-  onWait: ((notice: WaitNotice) => void) | undefined;
-}
-
-/** The `message` of a `{code, message}` error body, if it is one. */
-async function errorBody(response: Response): Promise<{ code?: string; message?: string }> {
-  try {
-    const body: unknown = JSON.parse(await response.text());
-    if (typeof body !== 'object' || body === null) return {};
-    const { code, message } = body as Record<string, unknown>;
-    return { ...(typeof code === 'string' ? { code } : {}), ...(typeof message === 'string' ? { message } : {}) };
-  } catch {
-    return {};
-  }
-}
-
-/** One window, with pacing and retries. */
-async function fetchWindow(window: DateWindow, context: WindowContext): Promise<DataRecord[]> {
-  const { plan, pacer, signal, random } = context;
-  const url = requestUrl(plan.endpoint, window);
-  const wait = (reason: WaitNotice['reason'], ms: number) => {
-    context.onWait?.({ reason, ms, window });
-    return sleep(ms, signal);
-  };
-  for (let attempt = 1; ; attempt++) {
-    await pacer.acquire(signal, (ms) => context.onWait?.({ reason: 'pacing', ms, window }));
-    let response: Response;
-    try {
-      // Only a safelisted request header: a cross-origin browser call then needs no preflight
-      // (Fetch standard, CORS-safelisted request headers), which would cost a request of its own.
-      response = await context.fetch(url, { signal, headers: { accept: 'application/json' } });
-    } catch (error) {
-      pacer.settle(undefined);
-      if (signal.aborted) throw signal.reason;
-      if (attempt >= plan.retry.maxAttempts) throw new ServerUnavailableError(plan.endpoint.href, attempt, undefined, error);
-      await wait('backoff', retryDelay(attempt, undefined, plan.retry, random));
-      continue;
-    }
-    const seen = readRateHeaders(response.headers, response.status, performance.now(), Date.now());
-    pacer.settle(seen);
-
-    if (response.status === 200) {
-      let text: string;
-      try {
-        text = await response.text();
-      } catch (error) {
-        // The connection broke mid-body: as transient as a failed connect.
-        if (signal.aborted) throw signal.reason;
-        if (attempt >= plan.retry.maxAttempts) throw new ServerUnavailableError(plan.endpoint.href, attempt, undefined, error);
-        await wait('backoff', retryDelay(attempt, undefined, plan.retry, random));
-        continue;
-      }
-      let body: unknown;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        throw new UnexpectedResponseError(url, 200, `the body is not JSON (${response.headers.get('content-type') ?? 'no content type'})`);
-      }
-      const records = recordsOf(body, window);
-      if (typeof records === 'string') throw new UnexpectedResponseError(url, 200, records);
-      return records;
-    }
-    if (response.status === 429) {
-      const { message } = await errorBody(response);
-      if (isDailyQuotaRefusal(seen, message)) {
-        // The quota is per UTC day: it starts over at the next 00:00 UTC by the server's clock.
-        throw new DailyQuotaExceededError(new Date(nextUtcMidnight(seen.serverNowMs)));
-      }
-      if (attempt >= plan.retry.maxAttempts) throw new RateLimitedError(attempt, seen.retryAfterMs);
-      await wait('backoff', retryDelay(attempt, seen.retryAfterMs, plan.retry, random));
-      continue;
-    }
-    if (response.status === 400) {
-      const { code, message } = await errorBody(response);
-      if (code !== undefined && message !== undefined) throw new InvalidRequestError(400, code, message, `${window.startDate} to ${window.endDate}`);
-      throw new UnexpectedResponseError(url, 400, 'a 400 without the {code, message} body of the data interface');
-    }
-    if (response.status >= 500) {
-      await response.body?.cancel().catch(() => {});
-      if (attempt >= plan.retry.maxAttempts) throw new ServerUnavailableError(plan.endpoint.href, attempt, response.status, undefined);
-      const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), seen.serverNowMs);
-      await wait('backoff', retryDelay(attempt, retryAfterMs, plan.retry, random));
-      continue;
-    }
-    await response.body?.cancel().catch(() => {});
-    throw new UnexpectedResponseError(
-      url,
-      response.status,
-      response.status === 404 ? '404 Not Found: is the base URL the data service?' : `status ${response.status}`,
-    );
-  }
 }
 
 /**

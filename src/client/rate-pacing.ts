@@ -7,7 +7,7 @@
  * window), X-RateLimit-Reset (Unix time in seconds, GitHub-style, at which that window is full
  * again), X-Daily-Quota-Remaining (requests left in the UTC day), and Retry-After on a 429.
  */
-import { nextUtcMidnight } from './date-windows.ts';
+import { nextUtcMidnight } from '../lib/calendar.ts';
 
 /** What one response said about the limits, with the instants it was said at. */
 export interface RateObservation {

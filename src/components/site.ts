@@ -2,6 +2,8 @@
  * Site-wide names and navigation, in one place so pages, the layout, the feed and the footer
  * agree. Rename the service here.
  */
+import { PATHS } from '../lib/paths.ts';
+
 export const SITE_NAME = 'Meridian Ad Exchange';
 
 export const SITE_DESCRIPTION =
@@ -18,7 +20,7 @@ export interface NavItem {
 export const NAV: readonly NavItem[] = [
   { label: 'Home', href: '/' },
   { label: 'News', href: '/news/' },
-  { label: 'Stats', href: '/stats/' },
+  { label: 'Stats', href: `${PATHS.stats}/` },
   { label: 'Contact', href: '/contact/' },
   { label: 'API docs', href: '/docs/api/' },
 ];
@@ -27,9 +29,4 @@ export const NAV: readonly NavItem[] = [
 export function isCurrent(href: string, pathname: string): boolean {
   const path = pathname.endsWith('/') ? pathname : `${pathname}/`;
   return href === '/' ? path === '/' : path.startsWith(href);
-}
-
-/** A date-time as "5 January 2026", in UTC so the build does not depend on the machine's zone. */
-export function formatDate(value: string): string {
-  return new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' }).format(new Date(value));
 }

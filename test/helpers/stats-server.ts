@@ -10,7 +10,7 @@ import type { DataRecord } from '../../src/client/data-client.ts';
 import { createDb } from '../../src/db/create-db.ts';
 import { migrateToLatest } from '../../src/db/migrations/index.ts';
 import type { NewEvent } from '../../src/db/schema.ts';
-import { dayOfInstant, formatDay } from '../../src/features/stats/calendar.ts';
+import { dayOfInstant, formatDay } from '../../src/lib/calendar.ts';
 import { eventsForDay, mulberry32 } from '../../src/features/stats/seed-events.ts';
 import { insertEvents, readDailyStats, toDataRecord } from '../../src/features/stats/stats.server.ts';
 import { startServer, tempSqliteUrl, type RunningServer } from './server.ts';

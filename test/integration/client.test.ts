@@ -6,7 +6,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { getDailyStats, DailyQuotaExceededError, type DataRecord, type FetchLike, type WaitNotice } from '../../src/client/data-client.ts';
-import { dayOfInstant, formatDay } from '../../src/features/stats/calendar.ts';
+import { dayOfInstant, formatDay } from '../../src/lib/calendar.ts';
 import type { RunningServer } from '../helpers/server.ts';
 import { useStatsServers } from '../helpers/stats-server.ts';
 

@@ -5,6 +5,7 @@
  * It never invents: an answer quotes the best-matching sentences of a passage and links to its
  * page; when nothing matches well enough it says it does not know and offers the contact form.
  */
+import { formatDate } from '../../lib/calendar.ts';
 import type { ChatMessage } from './chat-request.ts';
 import type { KnowledgeIndex, SearchHit, WeightedTerms } from './knowledge-index.ts';
 import { sitePaths, type Passage } from './passages.ts';
@@ -143,11 +144,6 @@ export function summarise(passage: Passage, query: WeightedTerms, maxUnits = 2, 
 function label(passage: Passage): string {
   if (passage.kind === 'news') return `the article "${passage.title}"${passage.date ? ` (${formatDate(passage.date)})` : ''}`;
   return passage.section && passage.section !== passage.title ? `"${passage.title}: ${passage.section}"` : `"${passage.title}"`;
-}
-
-/** `2025-03-12` → `12 March 2025`, fixed in English and UTC so replies do not vary by server. */
-export function formatDate(isoDate: string): string {
-  return new Date(`${isoDate}T00:00:00Z`).toLocaleDateString('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });
 }
 
 const HELLO = "Hello! I'm the site assistant. I can answer questions about our news, the public data API, sellers.json and how to reach the team. What would you like to know?";

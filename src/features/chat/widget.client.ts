@@ -2,11 +2,13 @@
  * The chat widget's behaviour, loaded on the first click of its button (see
  * src/components/ChatWidget.astro, which renders the markup this module wires up).
  *
- * It posts the conversation to /api/chat, shows the reply growing as the bytes arrive
+ * It posts the conversation to PATHS.chat (/api/chat), shows the reply growing as the bytes arrive
  * (fetch + body.getReader()), keeps the conversation in sessionStorage (this tab only, gone when
  * it closes), and on 429 says how long to wait from Retry-After (RFC 9110 section 10.2.3).
  * Text is inserted as text nodes, never as HTML; only site paths and http(s) URLs become links.
  */
+import { findHooks } from '../../lib/dom-hooks.ts';
+import { PATHS } from '../../lib/paths.ts';
 import { describeWait, retryAfterSeconds } from '../../lib/retry-after.ts';
 
 interface Turn {
@@ -90,20 +92,17 @@ function renderText(element: HTMLElement, text: string): void {
 }
 
 export function mountChat(root: HTMLElement): ChatWidget {
-  const find = <T extends HTMLElement>(name: string): T => {
-    const element = root.querySelector<T>(`[data-chat-${name}]`);
-    if (!element) throw new Error(`chat widget: missing [data-chat-${name}]`);
-    return element;
-  };
-  const toggle = find<HTMLButtonElement>('toggle');
-  const panel = find<HTMLElement>('panel');
-  const log = find<HTMLElement>('log');
-  const notice = find<HTMLElement>('notice');
-  const form = find<HTMLFormElement>('form');
-  const input = find<HTMLTextAreaElement>('input');
-  const send = find<HTMLButtonElement>('send');
-  const clear = find<HTMLButtonElement>('clear');
-  const endpoint = root.dataset['chatEndpoint'] ?? '/api/chat';
+  const { toggle, close: closeButton, panel, log, notice, form, input, send, clear } = findHooks(root, 'chat', {
+    toggle: HTMLButtonElement,
+    close: HTMLButtonElement,
+    panel: HTMLElement,
+    log: HTMLElement,
+    notice: HTMLElement,
+    form: HTMLFormElement,
+    input: HTMLTextAreaElement,
+    send: HTMLButtonElement,
+    clear: HTMLButtonElement,
+  });
 
   let turns = loadTurns();
   let busy = false;
@@ -180,7 +179,7 @@ export function mountChat(root: HTMLElement): ChatWidget {
     };
 
     try {
-      const response = await fetch(endpoint, {
+      const response = await fetch(PATHS.chat, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ messages: turnsToSend(turns) }),
@@ -215,7 +214,7 @@ export function mountChat(root: HTMLElement): ChatWidget {
   }
 
   toggle.addEventListener('click', () => (panel.hidden ? open() : close()));
-  find<HTMLButtonElement>('close').addEventListener('click', close);
+  closeButton.addEventListener('click', close);
   root.addEventListener('keydown', (event) => {
     if (event.key === 'Escape' && !panel.hidden) {
       event.preventDefault();

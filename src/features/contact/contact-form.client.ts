@@ -9,13 +9,14 @@
  * role="alert", the wait after a 429, a friendly note after a 502, and on success a message
  * that receives focus. Without this script the page still shows the email address to write to.
  */
+import { findHooks } from '../../lib/dom-hooks.ts';
+import { PATHS } from '../../lib/paths.ts';
 import type { FieldError } from './contact.ts';
 import {
   AttemptKeys,
   FORM_FIELDS,
   FORM_HONEYPOT,
   contactBody,
-  describeRemaining,
   describeWait,
   isFormField,
   outcomeOf,
@@ -25,13 +26,12 @@ import {
   type FormValues,
   type Outcome,
 } from './contact-form.ts';
+import { mountMessageCounter } from './message-counter.client.ts';
 
 /** The server answers within 5 s by contract; past this the connection is taken as lost. */
 const REQUEST_TIMEOUT_MS = 20_000;
 /** One automatic resend (same key) after a network failure, after this pause. */
 const NETWORK_RETRY_DELAY_MS = 1_500;
-/** Screen readers hear the counter after typing pauses this long, not on every key. */
-const COUNTER_ANNOUNCE_DELAY_MS = 1_000;
 
 function newKey(): string {
   // randomUUID exists only in secure contexts (https, localhost); the fallback is as random.
@@ -45,18 +45,14 @@ export interface ContactForm {
 }
 
 export function mountContactForm(root: HTMLElement): ContactForm {
-  const find = <T extends HTMLElement>(name: string): T => {
-    const element = root.querySelector<T>(`[data-contact-${name}]`);
-    if (!element) throw new Error(`contact form: missing [data-contact-${name}]`);
-    return element;
-  };
-  const form = find<HTMLFormElement>('form');
-  const submit = find<HTMLButtonElement>('submit');
-  const summary = find<HTMLElement>('summary');
-  const success = find<HTMLElement>('success');
-  const successDetail = find<HTMLElement>('success-detail');
-  const again = find<HTMLButtonElement>('again');
-  const endpoint = root.dataset['contactEndpoint'] ?? '/api/contact';
+  const { form, submit, summary, success, successDetail, again } = findHooks(root, 'contact', {
+    form: HTMLFormElement,
+    submit: HTMLButtonElement,
+    summary: HTMLElement,
+    success: HTMLElement,
+    successDetail: HTMLElement,
+    again: HTMLButtonElement,
+  });
   const fallbackEmail = root.dataset['contactEmail'] ?? '';
   const submitLabel = submit.textContent ?? 'Send';
 
@@ -228,7 +224,7 @@ export function mountContactForm(root: HTMLElement): ContactForm {
   }
 
   async function post(body: string, key: string): Promise<Outcome> {
-    const response = await fetch(endpoint, {
+    const response = await fetch(PATHS.contact, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, application/problem+json', 'idempotency-key': key },
       body,
@@ -278,24 +274,7 @@ export function mountContactForm(root: HTMLElement): ContactForm {
     if (target && isFormField(target.name) && target.getAttribute('aria-invalid') === 'true') showFieldError(target.name, undefined);
   });
 
-  // The message counter: visible at once, announced to screen readers once typing pauses.
-  const textarea = form.querySelector<HTMLTextAreaElement>('textarea[data-counter-limit]');
-  const counter = root.querySelector<HTMLElement>('[data-contact-counter]');
-  const counterStatus = root.querySelector<HTMLElement>('[data-contact-counter-status]');
-  let updateCounter = (_speak: boolean) => {};
-  if (textarea && counter) {
-    const limit = Number(textarea.dataset['counterLimit']);
-    let announce: ReturnType<typeof setTimeout> | undefined;
-    updateCounter = (speak: boolean) => {
-      const said = describeRemaining(textarea.value.length, limit);
-      counter.textContent = said;
-      counter.classList.toggle('is-near', limit - textarea.value.length < limit / 10);
-      clearTimeout(announce);
-      if (speak && counterStatus) announce = setTimeout(() => (counterStatus.textContent = said), COUNTER_ANNOUNCE_DELAY_MS);
-    };
-    textarea.addEventListener('input', () => updateCounter(true));
-    updateCounter(false);
-  }
+  const updateCounter = mountMessageCounter(root);
 
   const reset = () => {
     form.reset();
@@ -303,7 +282,7 @@ export function mountContactForm(root: HTMLElement): ContactForm {
     keys.settle();
     success.hidden = true;
     form.hidden = false;
-    updateCounter(false);
+    updateCounter();
     inputsOf('name')[0]?.focus();
   };
   again.addEventListener('click', reset);

@@ -10,58 +10,10 @@
  */
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import { checkDay } from './calendar.ts';
+import { weekdayName } from '../../lib/calendar.ts';
+import { CHART_HEIGHT, KEYS, SERIES, type SeriesKey, type Shown, chartOptions, columns } from './chart-options.ts';
 import type { DataRecord } from './data-record.ts';
-import {
-  type DayRange,
-  csvFileName,
-  dataApiUrl,
-  daysOf,
-  formatCompact,
-  formatCount,
-  formatRevenueCents,
-  invalidFields,
-  pageQuery,
-  summaryText,
-  toCents,
-  toCsv,
-  totalsOf,
-  waitMessage,
-  weekdayOf,
-} from './stats-page.ts';
-
-type SeriesKey = 'txn' | 'impr' | 'revenue';
-
-interface SeriesSpec {
-  label: string;
-  /** CSS custom property (base.css) whose colour draws the bars: readable in both schemes. */
-  colorVar: string;
-  value(record: DataRecord): number;
-  format(value: number): string;
-}
-
-const SERIES: Record<SeriesKey, SeriesSpec> = {
-  txn: { label: 'Transactions', colorVar: '--link', value: (r) => r.txn_count, format: formatCount },
-  impr: { label: 'Impressions', colorVar: '--accent', value: (r) => r.impr_count, format: formatCount },
-  revenue: {
-    label: 'Revenue',
-    colorVar: '--focus',
-    value: (r) => r.service_revenue,
-    format: (v) => formatRevenueCents(toCents(v)),
-  },
-};
-const KEYS = Object.keys(SERIES) as SeriesKey[];
-
-const CHART_HEIGHT = 150;
-const DAY_S = 86_400;
-/** Whole-number tick steps (1, 2, 5, 10, 20, 50, ...): counts and currency amounts need no 0.5 ticks. */
-const Y_INCRS = Array.from({ length: 13 }, (_, power) => [1, 2, 5].map((m) => m * 10 ** power)).flat();
-const SHORT_DATE = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' });
-
-interface Shown {
-  range: DayRange;
-  records: DataRecord[];
-}
+import { type DayRange, csvFileName, dataApiUrl, formatCount, formatRevenueCents, invalidFields, pageQuery, summaryText, toCents, toCsv, totalsOf, waitMessage } from './stats-page.ts';
 
 function isRecordList(value: unknown): value is DataRecord[] {
   return (
@@ -80,83 +32,6 @@ function isRecordList(value: unknown): value is DataRecord[] {
 
 function cssVar(name: string, fallback: string): string {
   return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || fallback;
-}
-
-/** Start of a YYYY-MM-DD day in epoch seconds (uPlot's time unit). */
-function daySeconds(date: string): number {
-  const checked = checkDay(date);
-  return checked.ok ? checked.epochDay * DAY_S : Number.NaN;
-}
-
-function dayLabel(seconds: number): string {
-  const date = new Date(seconds * 1000).toISOString().slice(0, 10);
-  return `${weekdayOf(date)} ${date}`;
-}
-
-/** Chart columns: every day of the range, `null` where a day has no record (a gap, not a zero). */
-function columns(shown: Shown, key: SeriesKey): [number[], Array<number | null>] {
-  const byDate = new Map(shown.records.map((r) => [r.date, r]));
-  const days = daysOf(shown.range);
-  return [days.map(daySeconds), days.map((day) => (byDate.has(day) ? SERIES[key].value(byDate.get(day)!) : null))];
-}
-
-function chartOptions(key: SeriesKey, width: number): uPlot.Options {
-  const spec = SERIES[key];
-  const text = cssVar('--muted', '#4a5a6a');
-  const grid = cssVar('--border', '#c9d3dd');
-  const color = cssVar(spec.colorVar, '#0b4f8a');
-  const font = `12px ${getComputedStyle(document.body).fontFamily}`;
-  return {
-    width,
-    height: CHART_HEIGHT,
-    padding: [10, 10, 0, 0],
-    // Days are UTC days; uPlot would otherwise place day ticks at local midnights.
-    tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
-    // One cursor across the three charts: hovering a day shows its three values.
-    // The horizontal cursor line is off: synced to other charts' scales it would mean nothing.
-    cursor: { sync: { key: 'stats-days' }, y: false, drag: { x: false, y: false, setScale: false }, points: { show: false } },
-    legend: { show: true, live: true },
-    scales: {
-      // Half a day of margin each side so the first and last bars are whole.
-      x: { time: true, range: (_u, min, max) => [min - DAY_S / 2, max + DAY_S / 2] },
-      y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.08 : 1] },
-    },
-    axes: [
-      {
-        stroke: text,
-        font,
-        size: 30,
-        grid: { show: false },
-        ticks: { stroke: grid, width: 1, size: 4 },
-        incrs: [DAY_S, 2 * DAY_S, 7 * DAY_S, 14 * DAY_S, 28 * DAY_S],
-        space: 52,
-        values: (_u, splits) => splits.map((s) => SHORT_DATE.format(new Date(s * 1000))),
-      },
-      {
-        stroke: text,
-        font,
-        size: 46,
-        space: 32,
-        incrs: Y_INCRS,
-        grid: { stroke: grid, width: 1 },
-        ticks: { show: false },
-        values: (_u, splits) => splits.map((v) => formatCompact(v)),
-      },
-    ],
-    series: [
-      // The legend reads out the hovered day; with no day hovered (idx null) it invites one.
-      { label: 'Day', value: (_u, v, _s, idx) => (idx === null ? 'hover over a bar' : v === null ? '–' : dayLabel(v)) },
-      {
-        label: spec.label,
-        stroke: color,
-        fill: color,
-        width: 0,
-        points: { show: false },
-        paths: uPlot.paths.bars!({ size: [0.72, 28], radius: 0.15 }),
-        value: (_u, v, _s, idx) => (idx === null ? '–' : v === null ? 'no figures' : spec.format(v)),
-      },
-    ],
-  };
 }
 
 function element<K extends keyof HTMLElementTagNameMap>(tag: K, text?: string, className?: string): HTMLElementTagNameMap[K] {
@@ -232,7 +107,13 @@ export function mountStats(root: HTMLElement): void {
       host.hidden = !shown || shown.records.length === 0;
       if (!shown || host.hidden) continue;
       host.setAttribute('aria-label', `Bar chart of daily ${SERIES[key].label.toLowerCase()}, ${shown.range.startDate} to ${shown.range.endDate}. The table "Daily figures" lists the same numbers.`);
-      const plot = new uPlot(chartOptions(key, Math.max(200, host.clientWidth)), columns(shown, key), host);
+      const theme = {
+        text: cssVar('--muted', '#4a5a6a'),
+        grid: cssVar('--border', '#c9d3dd'),
+        color: cssVar(SERIES[key].colorVar, '#0b4f8a'),
+        font: `12px ${getComputedStyle(document.body).fontFamily}`,
+      };
+      const plot = new uPlot(chartOptions(key, Math.max(200, host.clientWidth), theme), columns(shown, key), host);
       // role="img" makes its children presentational (WAI-ARIA 1.2), but not every browser and
       // screen reader honours that for a live legend table; say it outright.
       plot.root.setAttribute('aria-hidden', 'true');
@@ -250,7 +131,7 @@ export function mountStats(root: HTMLElement): void {
       th.scope = 'row';
       const time = element('time', record.date);
       time.dateTime = record.date;
-      th.append(time, ' ', element('span', weekdayOf(record.date), 'weekday'));
+      th.append(time, ' ', element('span', weekdayName(record.date), 'weekday'));
       tr.append(th, element('td', formatCount(record.txn_count)), element('td', formatCount(record.impr_count)), element('td', formatRevenueCents(toCents(record.service_revenue))));
       body.append(tr);
     }

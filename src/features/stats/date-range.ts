@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { HttpError } from '../../lib/http-error.ts';
 import { shown, unknownParameters } from '../../lib/query-params.ts';
-import { DAY_PATTERN, checkDay, formatDay, parseDay } from './calendar.ts';
+import { DAY_PATTERN, checkDay, formatDay, parseDay } from '../../lib/calendar.ts';
 
 /** Longest range one request may ask for, both ends included (spec section 8). */
 export const MAX_RANGE_DAYS = 31;

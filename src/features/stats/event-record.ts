@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import type { NewEvent } from '../../db/schema.ts';
-import { MS_PER_DAY, checkDay } from './calendar.ts';
+import { MS_PER_DAY, checkDay } from '../../lib/calendar.ts';
 import { amountToCents } from './money.ts';
 
 /** 9999-12-31T23:59:59.999Z: the last instant with a four-digit year. */

@@ -16,7 +16,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { DbHandle } from '../../db/create-db.ts';
 import type { Database } from '../../db/schema.ts';
-import { checkDay, consecutiveRuns, dayOfInstant, formatDay, MS_PER_DAY, parseDay, startOfDayMs } from './calendar.ts';
+import { checkDay, consecutiveRuns, dayOfInstant, formatDay, MS_PER_DAY, parseDay, startOfDayMs } from '../../lib/calendar.ts';
 import { earliestEventAt, materializedDays } from './stats.server.ts';
 
 export type JobLog = Pick<Logger, 'info' | 'warn' | 'error' | 'debug'>;

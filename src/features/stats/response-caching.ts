@@ -1,6 +1,6 @@
 /**
- * How long a data response may be reused, and its validator (RFC 9111 caching, RFC 9110
- * section 8.8.3 ETag and 13.1.2 If-None-Match).
+ * How long a data response may be reused (RFC 9111 caching). Its validator (ETag,
+ * If-None-Match) is src/lib/http-validators.ts, the one the edge uses too.
  *
  * A day is *settled* once no scheduled run will rewrite it: the nightly tick materialises
  * yesterday and re-materialises the two days before it (late events), so on UTC day T the days
@@ -9,8 +9,7 @@
  * long a client can see a day that has since changed. Manual backfills of old days are the
  * exception: they purge this instance's response cache, other caches catch up within max-age.
  */
-import { createHash } from 'node:crypto';
-import { dayOfInstant } from './calendar.ts';
+import { dayOfInstant } from '../../lib/calendar.ts';
 import type { DateRange } from './date-range.ts';
 
 /** The nightly tick rewrites the last complete day and the two before it. */
@@ -30,23 +29,4 @@ export function lastSettledDay(nowMs: number): number {
 export function cacheControlFor(range: DateRange, materializedDays: number, nowMs: number): string {
   const settled = range.end <= lastSettledDay(nowMs) && materializedDays === range.days;
   return `public, max-age=${settled ? LONG_MAX_AGE_S : SHORT_MAX_AGE_S}`;
-}
-
-/** A strong entity tag for a body: equal bytes, equal tag (RFC 9110 section 8.8.3). */
-export function strongEtag(body: string): string {
-  return `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
-}
-
-/**
- * Whether `If-None-Match` matches `etag`, so the answer is 304 (RFC 9110 section 13.1.2): `*`
- * matches any current representation, otherwise any listed tag matches by *weak* comparison
- * (the `W/` prefix is ignored).
- */
-export function ifNoneMatchMatches(header: string | null, etag: string): boolean {
-  if (header === null) return false;
-  const value = header.trim();
-  if (value === '*') return true;
-  const opaque = (tag: string) => (tag.startsWith('W/') ? tag.slice(2) : tag);
-  const wanted = opaque(etag);
-  return (value.match(/(?:W\/)?"[^"]*"/g) ?? []).some((tag) => opaque(tag) === wanted);
 }

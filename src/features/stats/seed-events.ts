@@ -5,7 +5,7 @@
  * Pure: seed-events.server.ts writes what this returns, for the seeder (jobs/cli/seed.ts).
  */
 import type { NewEvent } from '../../db/schema.ts';
-import { MS_PER_DAY, startOfDayMs } from './calendar.ts';
+import { MS_PER_DAY, startOfDayMs, weekdayOf } from '../../lib/calendar.ts';
 
 /** Small, fast, seedable PRNG (mulberry32): uniform in [0, 1). */
 export function mulberry32(seed: number): () => number {
@@ -37,11 +37,6 @@ export interface SeedPlan {
 /** Weekday factors, Sunday first (epoch day 0, 1970-01-01, was a Thursday). */
 const WEEKLY = [0.62, 1.0, 1.08, 1.1, 1.06, 0.97, 0.7];
 
-/** Day-of-week (0 = Sunday) of an epoch day. */
-export function weekdayIndex(epochDay: number): number {
-  return (((epochDay + 4) % 7) + 7) % 7;
-}
-
 /**
  * A time of day skewed towards the afternoon and evening: the mean of two uniforms, shifted,
  * wraps around midnight so every hour sees some traffic.
@@ -66,7 +61,7 @@ export function eventsForDay(plan: SeedPlan, epochDay: number, random: () => num
   const span = Math.max(1, plan.lastDay - plan.firstDay);
   const growth = 1 + ((plan.growth ?? 1.6) - 1) * (offset / span);
   const noise = 0.85 + random() * 0.3;
-  const impressions = Math.round((plan.baseImpressions ?? 2_300) * WEEKLY[weekdayIndex(epochDay)]! * growth * noise);
+  const impressions = Math.round((plan.baseImpressions ?? 2_300) * WEEKLY[weekdayOf(epochDay)]! * growth * noise);
   const conversion = (plan.conversion ?? 0.03) * (0.8 + random() * 0.4);
   const start = startOfDayMs(epochDay);
   const events: NewEvent[] = [];

@@ -7,7 +7,7 @@
  */
 import { PATHS } from '../../lib/paths.ts';
 import { parseRetryAfter } from '../../lib/retry-after.ts';
-import { checkDay, dayOfInstant, formatDay } from './calendar.ts';
+import { checkDay, dayOfInstant, formatDay } from '../../lib/calendar.ts';
 import type { DataRecord } from './data-record.ts';
 
 /** A range as the page and the API name it: first and last UTC day, YYYY-MM-DD, both included. */
@@ -93,15 +93,6 @@ export function formatRevenueCents(cents: number): string {
 /** Short axis label: 1200 -> "1.2K". */
 export function formatCompact(value: number): string {
   return COMPACT_FORMAT.format(value);
-}
-
-const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
-
-/** Weekday abbreviation of a YYYY-MM-DD day (UTC), or "" when it is not a calendar date. */
-export function weekdayOf(date: string): string {
-  const checked = checkDay(date);
-  // Epoch day 0, 1970-01-01, was a Thursday.
-  return checked.ok ? WEEKDAYS[(((checked.epochDay + 4) % 7) + 7) % 7]! : '';
 }
 
 /** Every day of a valid range, YYYY-MM-DD, ascending (for chart x values, absent days included). */

@@ -92,6 +92,16 @@ describe('security headers', () => {
     expect(response.headers.get('strict-transport-security'), path).toBeNull();
   });
 
+  it.each(PAGES)('%s keeps everything but scripts and styles to this origin, images also from https URLs', async (path) => {
+    const response = await fetch(`${site.url}${path}`);
+    // Prerendered pages carry Astro's policy in <meta>; pages rendered per request (/stats/) in a header.
+    const policies = [...parsePolicies(response.headers.get('content-security-policy') ?? ''), ...metaPolicies(await response.text())];
+    const directive = (name: string) => policies.find((p) => p.has(name))?.get(name)?.join(' ');
+    expect(directive('default-src'), path).toBe("'self'");
+    expect(directive('connect-src'), path).toBe("'self'");
+    expect(directive('img-src'), path).toBe("'self' https:");
+  });
+
   it('gives the 404 page the same headers', async () => {
     const response = await fetch(`${site.url}/no-such-page/`);
     expect(response.status).toBe(404);

@@ -1,14 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { dayOfInstant, formatDay, isSettled, monthWindows, nextUtcMidnight, parseDay, type DateWindow } from '../../../src/client/date-windows.ts';
-import * as server from '../../../src/features/stats/calendar.ts';
+import { isSettled, monthWindows, type DateWindow } from '../../../src/client/date-windows.ts';
+import { dayOfInstant, parseDay } from '../../../src/lib/calendar.ts';
 import { lastSettledDay } from '../../../src/features/stats/response-caching.ts';
 
-const day = (text: string): number => {
-  const parsed = parseDay(text);
-  if (!parsed.ok) throw new Error(`${text} is not a day`);
-  return parsed.day;
-};
+const day = parseDay;
 const spans = (windows: DateWindow[]) => windows.map((w) => `${w.startDate}..${w.endDate}`);
 
 describe('request windows', () => {
@@ -51,32 +47,6 @@ describe('request windows', () => {
         });
       }),
     );
-  });
-});
-
-describe('client calendar', () => {
-  it('agrees with the server calendar on every day it formats and parses', () => {
-    fc.assert(
-      fc.property(fc.integer({ min: server.parseDay('0001-01-01'), max: server.parseDay('9999-12-31') }), (epochDay) => {
-        const text = server.formatDay(epochDay);
-        expect(formatDay(epochDay)).toBe(text);
-        expect(parseDay(text)).toEqual({ ok: true, day: epochDay });
-      }),
-    );
-  });
-
-  it('tells a malformed date from one that does not exist', () => {
-    expect(parseDay('2025-1-01')).toEqual({ ok: false, problem: 'format' });
-    expect(parseDay('2025-01-01T00:00:00Z')).toEqual({ ok: false, problem: 'format' });
-    expect(parseDay('2026-02-29')).toEqual({ ok: false, problem: 'calendar' });
-    expect(parseDay('2028-02-29').ok).toBe(true);
-    expect(parseDay('2026-13-01')).toEqual({ ok: false, problem: 'calendar' });
-  });
-
-  it('puts the quota reset at the next 00:00 UTC', () => {
-    expect(new Date(nextUtcMidnight(Date.UTC(2026, 2, 20, 12, 30))).toISOString()).toBe('2026-03-21T00:00:00.000Z');
-    expect(new Date(nextUtcMidnight(Date.UTC(2026, 2, 20))).toISOString()).toBe('2026-03-21T00:00:00.000Z');
-    expect(new Date(nextUtcMidnight(Date.UTC(2026, 11, 31, 23, 59, 59, 999))).toISOString()).toBe('2027-01-01T00:00:00.000Z');
   });
 });
 

@@ -3,7 +3,7 @@ import { stringify } from 'csv-stringify/sync';
 import { describe, expect, it } from 'vitest';
 import type { ContactSubmissionRow } from '../../../src/db/schema.ts';
 import { CSV_COLUMNS, csvRecord, csvStringifyOptions } from '../../../src/features/contact/contact-csv.ts';
-import { parseDay } from '../../../jobs/cli/contact-export.ts';
+import { sinceMs } from '../../../jobs/cli/contact-export.ts';
 
 const row: ContactSubmissionRow = {
   id: 3,
@@ -57,11 +57,11 @@ describe('contact CSV', () => {
 
 describe('--since day', () => {
   it('is the UTC midnight of a real calendar day', () => {
-    expect(parseDay('2025-02-01')).toBe(Date.UTC(2025, 1, 1));
-    expect(parseDay('2024-02-29')).toBe(Date.UTC(2024, 1, 29));
+    expect(sinceMs('2025-02-01')).toBe(Date.UTC(2025, 1, 1));
+    expect(sinceMs('2024-02-29')).toBe(Date.UTC(2024, 1, 29));
   });
 
   it.each(['2025-02-29', '2025-13-01', '2025-1-1', '01/02/2025', '2025-02-01T00:00Z', ''])('refuses %j', (text) => {
-    expect(parseDay(text)).toBeUndefined();
+    expect(sinceMs(text)).toBeUndefined();
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseDateRange, MAX_RANGE_DAYS } from '../../../src/features/stats/date-range.ts';
 import type { DataRecord } from '../../../src/features/stats/data-record.ts';
+import { weekdayName } from '../../../src/lib/calendar.ts';
 import {
   centsToDecimal,
   csvFileName,
@@ -15,7 +16,6 @@ import {
   toCsv,
   totalsOf,
   waitMessage,
-  weekdayOf,
 } from '../../../src/features/stats/stats-page.ts';
 
 const record = (date: string, txn_count: number, impr_count: number, service_revenue: number): DataRecord => ({ date, txn_count, impr_count, service_revenue });
@@ -126,9 +126,9 @@ describe('range helpers', () => {
   });
 
   it('names weekdays of UTC days', () => {
-    expect(weekdayOf('1970-01-01')).toBe('Thu');
-    expect(weekdayOf('2026-03-20')).toBe('Fri');
-    expect(weekdayOf('2026-02-30')).toBe('');
+    expect(weekdayName('1970-01-01')).toBe('Thu');
+    expect(weekdayName('2026-03-20')).toBe('Fri');
+    expect(weekdayName('2026-02-30')).toBe('');
   });
 });
 

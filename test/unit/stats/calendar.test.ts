@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkDay, consecutiveRuns, dayOfInstant, epochDayOf, formatDay, parseDay, startOfDayMs } from '../../../src/features/stats/calendar.ts';
+import { checkDay, consecutiveRuns, dayOfInstant, epochDayOf, formatDate, formatDay, nextUtcMidnight, parseDay, startOfDayMs, weekdayName, weekdayOf } from '../../../src/lib/calendar.ts';
 
 describe('calendar days', () => {
   it('accepts 29 February only in leap years', () => {
@@ -49,5 +49,27 @@ describe('calendar days', () => {
       [7, 8],
     ]);
     expect(consecutiveRuns([])).toEqual([]);
+  });
+});
+
+describe('calendar helpers shared by the pages, the jobs and the integrator client', () => {
+  it('puts the quota reset at the next 00:00 UTC', () => {
+    expect(new Date(nextUtcMidnight(Date.UTC(2026, 2, 20, 12, 30))).toISOString()).toBe('2026-03-21T00:00:00.000Z');
+    expect(new Date(nextUtcMidnight(Date.UTC(2026, 2, 20))).toISOString()).toBe('2026-03-21T00:00:00.000Z');
+    expect(new Date(nextUtcMidnight(Date.UTC(2026, 11, 31, 23, 59, 59, 999))).toISOString()).toBe('2027-01-01T00:00:00.000Z');
+  });
+
+  it('numbers weekdays from Sunday and names them, before 1970 too', () => {
+    expect(weekdayOf(0)).toBe(4);
+    expect(weekdayOf(parseDay('2026-03-01'))).toBe(0);
+    expect(weekdayOf(parseDay('1969-12-31'))).toBe(3);
+    expect(weekdayName('1970-01-01')).toBe('Thu');
+    expect(weekdayName('2026-03-20')).toBe('Fri');
+    expect(weekdayName('2026-02-30')).toBe('');
+  });
+
+  it('writes dates and date-times as a UTC day in English words', () => {
+    expect(formatDate('2025-03-12')).toBe('12 March 2025');
+    expect(formatDate('2026-01-05T23:30:00-05:00')).toBe('6 January 2026');
   });
 });

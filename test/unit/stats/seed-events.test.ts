@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { dayOfInstant, parseDay } from '../../../src/features/stats/calendar.ts';
-import { eventsForDay, mulberry32, weekdayIndex } from '../../../src/features/stats/seed-events.ts';
+import { dayOfInstant, parseDay, weekdayOf } from '../../../src/lib/calendar.ts';
+import { eventsForDay, mulberry32 } from '../../../src/features/stats/seed-events.ts';
 
 const firstDay = parseDay('2026-01-05'); // a Monday
 const plan = { firstDay, lastDay: firstDay + 399, zeroDayOffsets: [3] };
@@ -30,7 +30,7 @@ describe('demo event generator', () => {
     const random = mulberry32(4);
     const weekOf = (start: number) => Array.from({ length: 7 }, (_, i) => eventsForDay(plan, start + i, random).length);
     const lateWeek = weekOf(firstDay + 392);
-    expect(weekdayIndex(firstDay + 392)).toBe(1);
+    expect(weekdayOf(firstDay + 392)).toBe(1);
     const weekdays = lateWeek.slice(0, 5);
     const weekend = lateWeek.slice(5);
     expect(Math.max(...weekend)).toBeLessThan(Math.min(...weekdays));
@@ -39,7 +39,7 @@ describe('demo event generator', () => {
   });
 
   it('numbers weekdays from Sunday (1970-01-01 was a Thursday)', () => {
-    expect(weekdayIndex(0)).toBe(4);
-    expect(weekdayIndex(parseDay('2026-03-01'))).toBe(0);
+    expect(weekdayOf(0)).toBe(4);
+    expect(weekdayOf(parseDay('2026-03-01'))).toBe(0);
   });
 });

@@ -1,5 +1,8 @@
 /**
- * UTC calendar days as integers ("epoch days": days since 1970-01-01) and `YYYY-MM-DD` strings.
+ * UTC calendar days as integers ("epoch days": days since 1970-01-01) and `YYYY-MM-DD` strings:
+ * the one calendar of the project. The stats feature, the jobs, the pages and the integrator
+ * client (src/client, which must run in browsers) all import it, so it stays pure and
+ * dependency-free.
  *
  * Integer arithmetic (Howard Hinnant's days_from_civil / civil_from_days, proleptic Gregorian)
  * rather than `Date`: `Date.UTC` maps years 0-99 to 1900-1999 and silently rolls 2026-02-30
@@ -33,17 +36,21 @@ export function epochDayOf(year: number, month: number, day: number): number {
   return era * 146_097 + dayOfEra - 719_468;
 }
 
-/** `YYYY-MM-DD` of an epoch day. */
-export function formatDay(epochDay: number): string {
+/** Year, month (1-12) and day of an epoch day. */
+export function civilOf(epochDay: number): { year: number; month: number; day: number } {
   const z = epochDay + 719_468;
   const era = Math.floor(z / 146_097);
   const dayOfEra = z - era * 146_097;
   const yearOfEra = Math.floor((dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365);
   const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
   const monthFromMarch = Math.floor((5 * dayOfYear + 2) / 153);
-  const day = dayOfYear - Math.floor((153 * monthFromMarch + 2) / 5) + 1;
   const month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9;
-  const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
+  return { year: yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day: dayOfYear - Math.floor((153 * monthFromMarch + 2) / 5) + 1 };
+}
+
+/** `YYYY-MM-DD` of an epoch day. */
+export function formatDay(epochDay: number): string {
+  const { year, month, day } = civilOf(epochDay);
   return `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
 }
 
@@ -72,6 +79,11 @@ export function dayOfInstant(epochMs: number): number {
   return Math.floor(epochMs / MS_PER_DAY);
 }
 
+/** The next 00:00 UTC strictly after an instant: when a UTC-day quota starts over. */
+export function nextUtcMidnight(epochMs: number): number {
+  return (dayOfInstant(epochMs) + 1) * MS_PER_DAY;
+}
+
 /** First millisecond of an epoch day (inclusive lower bound of its bucket). */
 export function startOfDayMs(epochDay: number): number {
   return epochDay * MS_PER_DAY;
@@ -93,4 +105,28 @@ export function consecutiveRuns(days: readonly number[]): Array<[number, number]
     else runs.push([day, day]);
   }
   return runs;
+}
+
+/** Day of the week of an epoch day, 0 = Sunday to 6 = Saturday (1970-01-01, epoch day 0, was a Thursday). */
+export function weekdayOf(epochDay: number): number {
+  return (((epochDay + 4) % 7) + 7) % 7;
+}
+
+const WEEKDAY_NAMES = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'] as const;
+
+/** English weekday abbreviation of a `YYYY-MM-DD` day ("Thu"), or "" when it is not a calendar date. */
+export function weekdayName(text: string): string {
+  const checked = checkDay(text);
+  return checked.ok ? WEEKDAY_NAMES[weekdayOf(checked.epochDay)]! : '';
+}
+
+const LONG_DATE = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });
+
+/**
+ * A date (`2026-01-05`) or date-time (`2026-01-05T09:30:00Z`) as "5 January 2026", in English and
+ * UTC so neither the build machine's zone nor the server's locale changes what readers see.
+ * (A date-only ISO string is read as UTC midnight by ECMAScript's Date parsing.)
+ */
+export function formatDate(value: string): string {
+  return LONG_DATE.format(new Date(value));
 }

@@ -1,0 +1,123 @@
+/**
+ * One request window of the data client, end to end: pacing, the request, retries with backoff,
+ * and the answer turned into records or a typed error (interface spec sections 4, 7 and 8).
+ */
+import { nextUtcMidnight } from '../lib/calendar.ts';
+import { recordsOf, type DataRecord } from './data-record.ts';
+import type { DateWindow } from './date-windows.ts';
+import { DailyQuotaExceededError, InvalidRequestError, RateLimitedError, ServerUnavailableError, UnexpectedResponseError } from './errors.ts';
+import type { Pacer } from './pacer.ts';
+import { sleep } from './pacer.ts';
+import { isDailyQuotaRefusal, parseRetryAfter, readRateHeaders, retryDelay, type RetryPolicy } from './rate-pacing.ts';
+import { requestUrl } from './window-cache.ts';
+
+/** The `fetch` the client needs; the platform's fetch is one. */
+export type FetchLike = (url: string, init: { signal: AbortSignal; headers: Record<string, string> }) => Promise<Response>;
+
+/** Reported before the client sleeps because of the limits or a failure. */
+export interface WaitNotice {
+  /** `pacing`: the headers say the minute window is spent; `backoff`: after a 429 or a failed attempt. */
+  reason: 'pacing' | 'backoff';
+  /** How long, in ms. */
+  ms: number;
+  /** The window that is waiting. */
+  window: DateWindow;
+}
+
+export interface WindowContext {
+  plan: { endpoint: URL; retry: RetryPolicy };
+  pacer: Pacer;
+  fetch: FetchLike;
+  signal: AbortSignal;
+  random: () => number;
+  onWait: ((notice: WaitNotice) => void) | undefined;
+}
+
+/** The `message` of a `{code, message}` error body, if it is one. */
+async function errorBody(response: Response): Promise<{ code?: string; message?: string }> {
+  try {
+    const body: unknown = JSON.parse(await response.text());
+    if (typeof body !== 'object' || body === null) return {};
+    const { code, message } = body as Record<string, unknown>;
+    return { ...(typeof code === 'string' ? { code } : {}), ...(typeof message === 'string' ? { message } : {}) };
+  } catch {
+    return {};
+  }
+}
+
+/** One window, with pacing and retries. */
+export async function fetchWindow(window: DateWindow, context: WindowContext): Promise<DataRecord[]> {
+  const { plan, pacer, signal, random } = context;
+  const url = requestUrl(plan.endpoint, window);
+  const wait = (reason: WaitNotice['reason'], ms: number) => {
+    context.onWait?.({ reason, ms, window });
+    return sleep(ms, signal);
+  };
+  for (let attempt = 1; ; attempt++) {
+    await pacer.acquire(signal, (ms) => context.onWait?.({ reason: 'pacing', ms, window }));
+    let response: Response;
+    try {
+      // Only a safelisted request header: a cross-origin browser call then needs no preflight
+      // (Fetch standard, CORS-safelisted request headers), which would cost a request of its own.
+      response = await context.fetch(url, { signal, headers: { accept: 'application/json' } });
+    } catch (error) {
+      pacer.settle(undefined);
+      if (signal.aborted) throw signal.reason;
+      if (attempt >= plan.retry.maxAttempts) throw new ServerUnavailableError(plan.endpoint.href, attempt, undefined, error);
+      await wait('backoff', retryDelay(attempt, undefined, plan.retry, random));
+      continue;
+    }
+    const seen = readRateHeaders(response.headers, response.status, performance.now(), Date.now());
+    pacer.settle(seen);
+
+    if (response.status === 200) {
+      let text: string;
+      try {
+        text = await response.text();
+      } catch (error) {
+        // The connection broke mid-body: as transient as a failed connect.
+        if (signal.aborted) throw signal.reason;
+        if (attempt >= plan.retry.maxAttempts) throw new ServerUnavailableError(plan.endpoint.href, attempt, undefined, error);
+        await wait('backoff', retryDelay(attempt, undefined, plan.retry, random));
+        continue;
+      }
+      let body: unknown;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        throw new UnexpectedResponseError(url, 200, `the body is not JSON (${response.headers.get('content-type') ?? 'no content type'})`);
+      }
+      const records = recordsOf(body, window);
+      if (typeof records === 'string') throw new UnexpectedResponseError(url, 200, records);
+      return records;
+    }
+    if (response.status === 429) {
+      const { message } = await errorBody(response);
+      if (isDailyQuotaRefusal(seen, message)) {
+        // The quota is per UTC day: it starts over at the next 00:00 UTC by the server's clock.
+        throw new DailyQuotaExceededError(new Date(nextUtcMidnight(seen.serverNowMs)));
+      }
+      if (attempt >= plan.retry.maxAttempts) throw new RateLimitedError(attempt, seen.retryAfterMs);
+      await wait('backoff', retryDelay(attempt, seen.retryAfterMs, plan.retry, random));
+      continue;
+    }
+    if (response.status === 400) {
+      const { code, message } = await errorBody(response);
+      if (code !== undefined && message !== undefined) throw new InvalidRequestError(400, code, message, `${window.startDate} to ${window.endDate}`);
+      throw new UnexpectedResponseError(url, 400, 'a 400 without the {code, message} body of the data interface');
+    }
+    if (response.status >= 500) {
+      await response.body?.cancel().catch(() => {});
+      if (attempt >= plan.retry.maxAttempts) throw new ServerUnavailableError(plan.endpoint.href, attempt, response.status, undefined);
+      const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), seen.serverNowMs);
+      await wait('backoff', retryDelay(attempt, retryAfterMs, plan.retry, random));
+      continue;
+    }
+    await response.body?.cancel().catch(() => {});
+    throw new UnexpectedResponseError(
+      url,
+      response.status,
+      response.status === 404 ? '404 Not Found: is the base URL the data service?' : `status ${response.status}`,
+    );
+  }
+}
