@@ -16,7 +16,8 @@ import { BadTarget, parseTarget } from './request-target.ts';
 import { ResponseCache, type CachedResponse } from './response-cache.ts';
 import { cacheKeyOf, routeOf, type RateClass, type Route } from './routes.ts';
 import { applySecurityHeaders, keepEdgeCspOnWriteHead } from './security.ts';
-import { etagMatches, negotiate, variantEtag, type StaticFile, type StaticFiles } from './static-files.ts';
+import { ifNoneMatchMatches, variantEtag } from '../lib/http-validators.ts';
+import { negotiate, type StaticFile, type StaticFiles } from './static-files.ts';
 
 export { parseTarget } from './request-target.ts';
 
@@ -101,7 +102,7 @@ export function createEdge(deps: EdgeDeps): Edge {
     }
     res.setHeader('ETag', etag);
     res.setHeader('Vary', 'Accept-Encoding');
-    if (status === 200 && etagMatches(req.headers['if-none-match'], entry.etag)) {
+    if (status === 200 && ifNoneMatchMatches(req.headers['if-none-match'], entry.etag)) {
       res.statusCode = 304;
       res.removeHeader('Content-Type');
       res.end();

@@ -9,7 +9,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import CachePolicy from 'http-cache-semantics';
 import { LRUCache } from 'lru-cache';
-import { storeBody, strongEtag, type StoredBody } from './static-files.ts';
+import { strongEtag } from '../lib/http-validators.ts';
+import { storeBody, type StoredBody } from './static-files.ts';
 
 export interface CachedResponse {
   status: number;

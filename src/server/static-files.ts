@@ -3,11 +3,11 @@
  * in memory with their validators, pre-compressed once at start-up. Serving known bytes from
  * memory is what lets the edge answer at node:http speed instead of Astro's (~250 us/request).
  */
-import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { extname, join, relative, sep } from 'node:path';
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import { lookup } from 'mrmime';
+import { strongEtag } from '../lib/http-validators.ts';
 
 export interface StoredBody {
   /** Identity bytes and their encoded variants. */
@@ -88,10 +88,6 @@ function withVariant(body: StoredBody, coding: 'br' | 'gzip', level: number): St
   return body;
 }
 
-export function strongEtag(bytes: Buffer): string {
-  return `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"`;
-}
-
 async function* walk(dir: string): AsyncGenerator<string> {
   for (const entry of await readdir(dir, { withFileTypes: true })) {
     const full = join(dir, entry.name);
@@ -153,20 +149,4 @@ export function negotiate(body: StoredBody, acceptEncoding: string | undefined):
     }
   }
   return best;
-}
-
-/** The validator of one encoding of a body: `"abc"` becomes `"abc-br"` / `"abc-gzip"`. */
-export function variantEtag(etag: string, encoding: 'br' | 'gzip' | undefined): string {
-  return encoding ? `${etag.slice(0, -1)}-${encoding}"` : etag;
-}
-
-/**
- * Does If-None-Match match this body in any of its encodings? Weak comparison (RFC 9110 section
- * 13.1.2), which If-None-Match uses: the encodings of one body are the same content.
- */
-export function etagMatches(ifNoneMatch: string | undefined, etag: string): boolean {
-  if (!ifNoneMatch) return false;
-  if (ifNoneMatch.trim() === '*') return true;
-  const bare = etag.replace(/^W\//, '');
-  return ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '').replace(/-(br|gzip)"$/, '"') === bare);
 }

@@ -6,7 +6,7 @@ import { readBody } from '../../../src/server/body.ts';
 import { HttpError, renderError, toHttpError } from '../../../src/lib/http-error.ts';
 import { ENTRY_OVERHEAD_BYTES, ResponseCache } from '../../../src/server/response-cache.ts';
 
-import { acceptedEncodings, cacheControlFor, etagMatches, negotiate, storeBody, variantEtag } from '../../../src/server/static-files.ts';
+import { acceptedEncodings, cacheControlFor, negotiate, storeBody } from '../../../src/server/static-files.ts';
 
 describe('problem rendering', () => {
   it('renders site errors as RFC 9457 problem details with the spec fields', () => {
@@ -60,19 +60,6 @@ describe('static file helpers', () => {
     expect(negotiate(body, 'gzip;q=0, identity').encoding).toBeUndefined();
     expect(negotiate(body, '*').encoding).toBe('br');
     expect(negotiate(body, '*, br;q=0').encoding).toBe('gzip');
-  });
-
-  it('gives each encoding its own validator and matches any of them on revalidation', () => {
-    expect(variantEtag('"abc"', 'br')).toBe('"abc-br"');
-    expect(variantEtag('"abc"', undefined)).toBe('"abc"');
-    expect(etagMatches('"abc-gzip"', '"abc"')).toBe(true);
-  });
-
-  it('compares If-None-Match weakly and understands lists and *', () => {
-    expect(etagMatches('"a", W/"b"', '"b"')).toBe(true);
-    expect(etagMatches('*', '"x"')).toBe(true);
-    expect(etagMatches('"a"', '"b"')).toBe(false);
-    expect(etagMatches(undefined, '"b"')).toBe(false);
   });
 });
 
