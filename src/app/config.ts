@@ -134,7 +134,7 @@ const databaseUrl = z.string().superRefine((value, ctx) => {
     } catch {
       ok = false;
     }
-    if (!ok) ctx.addIssue({ code: 'custom', message: 'must be a URL such as postgres://user:password@host:5432/database' });
+    if (!ok) ctx.addIssue({ code: 'custom', message: 'must be a URL such as postgres://host:5432/database (user:password@ before the host when needed)' });
     return;
   }
   ctx.addIssue({ code: 'custom', message: `must be a SQLite file path, a file: URL or a postgres:// URL; the scheme "${scheme}:" is not supported` });

@@ -189,7 +189,7 @@ export function parseProxyRange(text: string): Range | string {
     return `"${item}" has host bits set: write ${network.toString()}/${writtenBits} for the network or ${written.toString()}/${writtenMax} for one address`;
   }
   if (written.kind() === 'ipv6' && (written as ipaddr.IPv6).isIPv4MappedAddress()) {
-    if (writtenBits < 96) return `"${item}" mixes IPv4-mapped and other IPv6 addresses: use a prefix of 96 or more`;
+    // Host bits are clear, so a mapped address here has a prefix of at least 96.
     if (writtenBits === 96) return `"${item}" trusts every IPv4 address, so any client could choose its own rate-limit key: name the proxies`;
     return [(written as ipaddr.IPv6).toIPv4Address(), writtenBits - 96];
   }
