@@ -14,7 +14,7 @@
  *                      an uncaught exception while serving
  */
 import { ConfigError, loadConfig, prepareDatabaseLocation, type Config } from './config.ts';
-import { createApp, type AppHandle } from './app.ts';
+import type { AppHandle } from './app.ts';
 import { createLogger, flushLogger } from '../server/log.ts';
 import { redactUrl, redactUrlsIn } from '../lib/redact-url.ts';
 
@@ -50,6 +50,9 @@ process.on('uncaughtException', (error) => {
 
 let app: AppHandle | undefined;
 try {
+  // Loaded after the configuration is known good, so a bad setting is reported without first
+  // loading the database drivers, the jobs and the rest of the app.
+  const { createApp } = await import('./app.ts');
   app = await createApp(config, log);
 } catch (error) {
   await failStart(buildFailure(error, config), error);
