@@ -25,7 +25,7 @@ const positiveInt = z.coerce.number({ error: 'must be a whole number' }).int('mu
  * than dropped: it usually means a template substituted an unset variable, and silently shrinking
  * the list would hide that. Duplicates are kept once.
  */
-function list<T>(name: string, item: (text: string) => T | { problem: string }) {
+function list<T>(item: (text: string) => T | { problem: string }) {
   return z.string().transform((value, ctx): T[] => {
     const items = value.split(',').map((s) => s.trim());
     const parsed: T[] = [];
@@ -37,7 +37,6 @@ function list<T>(name: string, item: (text: string) => T | { problem: string }) 
       }
       if (!parsed.includes(result)) parsed.push(result);
     }
-    if (parsed.length === 0) ctx.addIssue({ code: 'custom', message: `${name} lists nothing` });
     return parsed;
   });
 }
@@ -80,7 +79,9 @@ const origin = z.string().transform((value, ctx) => {
 /**
  * `TRUST_PROXY`: which `X-Forwarded-For` / `Forwarded` hops to believe when identifying a client.
  * `false` (default): none, the socket address is the client. A number N: the N nearest proxies.
- * A comma-separated list of addresses or CIDRs: exactly those proxies.
+ * A comma-separated list of addresses or CIDRs: exactly those proxies, each item read strictly
+ * (`parseProxyRange`: ipaddr.js, no /0, no host bits). Hop counts above MAX_CHAIN are refused:
+ * the limiter never reads that far, so they would mean "every hop", like `true`.
  */
 export type TrustProxy = { kind: 'none' } | { kind: 'hops'; hops: number } | { kind: 'list'; cidrs: string[] };
 
@@ -101,7 +102,7 @@ const trustProxy = z.string().transform((value, ctx): TrustProxy => {
     ctx.addIssue({ code: 'custom', message: `use a hop count (1) or the proxy addresses, not "true": ${EVERY_HOP}` });
     return z.NEVER;
   }
-  const cidrs = list('TRUST_PROXY', (item) => {
+  const cidrs = list((item) => {
     const range = parseProxyRange(item);
     return typeof range === 'string' ? { problem: range } : item;
   }).safeParse(v);
@@ -112,9 +113,14 @@ const trustProxy = z.string().transform((value, ctx): TrustProxy => {
   return { kind: 'list', cidrs: cidrs.data };
 });
 
-/** The schemes DATABASE_URL understands (src/db/create-db.ts): a plain path, file:, postgres(ql)://. */
+/** The only SQLite location whose missing directory is created (see prepareDatabaseLocation). */
 export const DEFAULT_DATABASE_URL = './data/site.db';
 
+/**
+ * What src/db/create-db.ts understands: a plain path, a file: URL, `:memory:`, postgres:// or
+ * postgresql://. Any other scheme is refused: create-db would take `mysql://u:pw@h/db` for a
+ * relative path and create directories named after it, password included.
+ */
 const databaseUrl = z.string().superRefine((value, ctx) => {
   if (value === ':memory:') return;
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(value)?.[1]?.toLowerCase();
@@ -197,7 +203,7 @@ export const EnvSchema = z.object({
   /** A Redis check unanswered after this long counts as an outage: limits fall back to in-process. */
   REDIS_TIMEOUT_MS: positiveInt.default(250),
   /** Origins allowed to call the chat endpoint (and read the API cross-origin). */
-  ALLOWED_ORIGINS: list('ALLOWED_ORIGINS', parseOrigin).optional(),
+  ALLOWED_ORIGINS: list(parseOrigin).optional(),
   CHAT_ALLOW_NO_ORIGIN: bool('CHAT_ALLOW_NO_ORIGIN').default(false),
   TRUST_PROXY: trustProxy.default({ kind: 'none' }),
   /** Where `astro build` wrote its output. */
