@@ -5,7 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import type { ParseArgsOptionsConfig } from 'node:util';
+import { runCli, type Usage } from '../jobs/cli/run-cli.ts';
 
 export interface NginxOptions {
   listen: string;
@@ -25,14 +26,18 @@ export function renderNginx({ listen, distClient, upstreams, prefix }: NginxOpti
     .replaceAll('@PREFIX@', resolve(prefix));
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const { values } = parseArgs({
+if (import.meta.main) {
+  const usage = {
+    synopsis: 'npm run fleet:nginx -- [--listen HOST:PORT] [--upstream HOST:PORT]... [--dist DIR] [--prefix DIR] > nginx.conf',
     options: {
       listen: { type: 'string', default: '127.0.0.1:8080' },
       upstream: { type: 'string', multiple: true, default: ['127.0.0.1:4321'] },
       dist: { type: 'string', default: 'dist/client' },
       prefix: { type: 'string', default: '/tmp/site-nginx' },
     },
+  } satisfies Usage<ParseArgsOptionsConfig>;
+  process.exitCode = await runCli('render-nginx', usage, async ({ values, stdout }) => {
+    stdout.write(renderNginx({ listen: values.listen, distClient: values.dist, upstreams: values.upstream, prefix: values.prefix }));
+    return 0;
   });
-  process.stdout.write(renderNginx({ listen: values.listen, distClient: values.dist, upstreams: values.upstream, prefix: values.prefix }));
 }

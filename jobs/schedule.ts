@@ -13,38 +13,20 @@
  *   tick's scheduled minute is skipped too, so a slower instance does not repeat the tick.
  */
 import { createTask, validate } from 'node-cron';
-import { sql } from 'kysely';
-import type { DbHandle } from '../src/db/create-db.ts';
 import { dayOfInstant, formatDay } from '../src/features/stats/calendar.ts';
-import { DATA_PATH } from '../src/features/stats/data-handler.server.ts';
+import {
+  type JobLog,
+  type LockedRun,
+  type MaterializeDeps,
+  type MaterializeResult,
+  daysWrittenSince,
+  materialize,
+  materializeMissing,
+  withStatsLock,
+} from '../src/features/stats/materialize.server.ts';
 import { REMATERIALIZE_DAYS } from '../src/features/stats/response-caching.ts';
+import { PATHS } from '../src/lib/paths.ts';
 import type { Services } from '../src/app/services.ts';
-import { type JobLog, type MaterializeDeps, type MaterializeResult, materialize, materializeMissing } from './materialize.ts';
-
-/** pg advisory lock key of the stats job: "STAT" in ASCII, a constant every instance shares. */
-export const STATS_LOCK_KEY = 0x53_54_41_54;
-
-export type LockedRun<T> = { acquired: true; value: T } | { acquired: false };
-
-/**
- * Run `work` while holding the stats advisory lock (PostgreSQL), or directly (SQLite: one
- * writer process by design; WAL serialises writers and the job is idempotent anyway).
- * Session-level lock on one pooled connection held for the whole run, since the work itself
- * commits several transactions on other connections; released in `finally`, and by the server
- * if the connection dies.
- */
-export async function withStatsLock<T>(db: DbHandle, work: () => Promise<T>): Promise<LockedRun<T>> {
-  if (db.engine !== 'postgres') return { acquired: true, value: await work() };
-  return db.db.connection().execute(async (conn) => {
-    const { rows } = await sql<{ locked: boolean }>`SELECT pg_try_advisory_lock(CAST(${STATS_LOCK_KEY} AS bigint)) AS locked`.execute(conn);
-    if (rows[0]?.locked !== true) return { acquired: false } as const;
-    try {
-      return { acquired: true, value: await work() } as const;
-    } finally {
-      await sql`SELECT pg_advisory_unlock(CAST(${STATS_LOCK_KEY} AS bigint))`.execute(conn);
-    }
-  });
-}
 
 export type TickOutcome =
   | { ran: true; from: string; to: string; result: MaterializeResult }
@@ -62,16 +44,7 @@ export function tickDays(tickMs: number): { from: string; to: string } {
  */
 export async function runStatsTick(deps: MaterializeDeps, tickMs: number): Promise<TickOutcome> {
   const { from, to } = tickDays(tickMs);
-  const outcome = await withStatsLock(deps.db, async () => {
-    const done = await deps.db.db
-      .selectFrom('daily_stat')
-      .select((eb) => [eb.fn.countAll<number>().as('days'), eb.fn.min('materialized_at').as('oldest')])
-      .where('day', '>=', from)
-      .where('day', '<=', to)
-      .executeTakeFirst();
-    if (Number(done?.days ?? 0) === REMATERIALIZE_DAYS && Number(done?.oldest ?? 0) >= tickMs) return undefined;
-    return materialize(deps, from, to);
-  });
+  const outcome = await withStatsLock(deps.db, async () => ((await daysWrittenSince(deps.db.db, from, to, tickMs)) ? undefined : materialize(deps, from, to)));
   if (!outcome.acquired) return { ran: false, reason: 'locked', from, to };
   if (outcome.value === undefined) return { ran: false, reason: 'already-done', from, to };
   return { ran: true, from, to, result: outcome.value };
@@ -111,8 +84,8 @@ export function startJobs({ services, now = Date.now }: JobsDeps): JobsHandle {
   }
   const deps: MaterializeDeps = { db: services.db, log, now, onCommit: () => {
     // Everything that shows daily stats: the data API and the stats page.
-    services.purgeCache(DATA_PATH);
-    services.purgeCache('/stats');
+    services.purgeCache(PATHS.data);
+    services.purgeCache(PATHS.stats);
   } };
 
   let running: Promise<void> | undefined;

@@ -5,7 +5,7 @@
  *
  *   node bench/scenarios/materialize-run.ts <database file> <from> <to> [repeat]
  */
-import { materialize } from '../../jobs/materialize.ts';
+import { materialize } from '../../src/features/stats/materialize.server.ts';
 import { createDb } from '../../src/db/create-db.ts';
 
 const [file, from, to, repeat = '1'] = process.argv.slice(2);

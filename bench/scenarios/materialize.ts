@@ -1,6 +1,6 @@
 /**
  * Materialisation: N raw events over 400 days rolled up into daily_stat by `materialize()`
- * (jobs/materialize.ts), against the `sqlite3` command-line tool running the same SQL (the
+ * (src/features/stats/materialize.server.ts), against the `sqlite3` command-line tool running the same SQL (the
  * statements `materializeStatement` builds, batch by batch, each in its own transaction) on the
  * same file with the same pragmas; then one day of 30,000 events re-materialised.
  *
@@ -10,7 +10,7 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { DEFAULT_BATCH_DAYS, materializeStatement } from '../../jobs/materialize.ts';
+import { DEFAULT_BATCH_DAYS, materializeStatement } from '../../src/features/stats/materialize.server.ts';
 import { createDb } from '../../src/db/create-db.ts';
 import { migrateToLatest } from '../../src/db/migrations/index.ts';
 import { formatDay, MS_PER_DAY, parseDay, startOfDayMs } from '../../src/features/stats/calendar.ts';

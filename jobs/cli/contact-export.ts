@@ -2,71 +2,41 @@
  * `npm run contact:export -- [--since YYYY-MM-DD] [--bom]`: every contact submission as CSV on
  * stdout, for the team that answers them. Columns and quoting: src/features/contact/contact-csv.ts.
  * Reads DATABASE_URL like the server (brings the schema up to date first, so a fresh database
- * exports just the header). Exit codes: 0 done, 1 failed, 64 bad arguments, 78 bad configuration
- * (sysexits.h).
+ * exports just the header). Exit codes: run-cli.ts.
  */
-import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '../../src/app/config.ts';
-import { createDb } from '../../src/db/create-db.ts';
-import { migrateToLatest } from '../../src/db/migrations/index.ts';
+import { checkDay, startOfDayMs } from '../../src/features/stats/calendar.ts';
 import { writeSubmissionsCsv } from '../../src/features/contact/contact.server.ts';
-
-const USAGE = 'usage: npm run contact:export -- [--since YYYY-MM-DD] [--bom] > contacts.csv';
+import { runCli, UsageError } from './run-cli.ts';
 
 /** A real calendar day, YYYY-MM-DD, to the epoch ms of its UTC midnight; undefined otherwise. */
 export function parseDay(text: string): number | undefined {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return undefined;
-  const ms = Date.parse(`${text}T00:00:00Z`);
-  // Date.parse rolls 2025-02-30 over to March; the round trip catches it.
-  return Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== text ? undefined : ms;
+  const day = checkDay(text);
+  return day.ok ? startOfDayMs(day.epochDay) : undefined;
 }
 
-async function main(argv: string[]): Promise<number> {
-  let args;
-  try {
-    args = parseArgs({ args: argv, options: { since: { type: 'string' }, bom: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
-  } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
-    return 64;
-  }
-  if (args.values.help) {
-    process.stdout.write(`${USAGE}\n  --since  only submissions made on or after that UTC day\n  --bom    start with a UTF-8 byte order mark (for Excel)\n`);
-    return 0;
-  }
-  let since: number | undefined;
-  if (args.values.since !== undefined) {
-    since = parseDay(args.values.since);
-    if (since === undefined) {
-      process.stderr.write(`--since must be a calendar day written YYYY-MM-DD, e.g. 2025-01-31 (got "${args.values.since}")\n${USAGE}\n`);
-      return 64;
-    }
-  }
+const USAGE = {
+  synopsis: 'npm run contact:export -- [--since YYYY-MM-DD] [--bom] > contacts.csv',
+  options: { since: { type: 'string' }, bom: { type: 'boolean' } },
+  details: '  --since  only submissions made on or after that UTC day\n  --bom    start with a UTF-8 byte order mark (for Excel)',
+} as const;
 
-  let config;
-  try {
-    config = loadConfig(process.env);
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
-      return 78;
+if (import.meta.main) {
+  process.exitCode = await runCli('contact-export', USAGE, async ({ values, db, stderr, stdout }) => {
+    let since: number | undefined;
+    if (values.since !== undefined) {
+      since = parseDay(values.since);
+      if (since === undefined) throw new UsageError(`--since must be a calendar day written YYYY-MM-DD, e.g. 2025-01-31 (got "${values.since}")`);
     }
-    throw error;
-  }
-  const handle = createDb(config.DATABASE_URL, { sqliteSynchronous: config.SQLITE_SYNCHRONOUS });
-  try {
-    const migration = await migrateToLatest(handle.db, handle.engine);
-    if (migration.error) throw migration.error;
-    const { rows } = await writeSubmissionsCsv(handle, process.stdout, { since, bom: args.values.bom ?? false });
-    process.stderr.write(`${rows} submission${rows === 1 ? '' : 's'} exported from ${handle.target}\n`);
-    return 0;
-  } catch (error) {
-    // The reader went away (`| head`): what was wanted has been written.
-    if ((error as NodeJS.ErrnoException).code === 'EPIPE') return 0;
-    process.stderr.write(`export failed: ${(error as Error).message}\n`);
-    return 1;
-  } finally {
-    await handle.close();
-  }
+    const handle = await db();
+    try {
+      const { rows } = await writeSubmissionsCsv(handle, stdout, { since, bom: values.bom ?? false });
+      stderr.write(`${rows} submission${rows === 1 ? '' : 's'} exported from ${handle.target}\n`);
+      return 0;
+    } catch (error) {
+      // The reader went away (`| head`): what was wanted has been written.
+      if ((error as NodeJS.ErrnoException).code === 'EPIPE') return 0;
+      stderr.write(`contact-export: export failed: ${(error as Error).message}\n`);
+      return 1;
+    }
+  });
 }
-
-if (import.meta.main) process.exitCode = await main(process.argv.slice(2));

@@ -13,7 +13,6 @@
  *   130 interrupted (SIGINT), 143 terminated (SIGTERM).
  */
 import { mkdir } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
 import { stringify } from 'csv-stringify/sync';
 import {
@@ -27,11 +26,21 @@ import {
   type GetDailyStatsOptions,
 } from '../../src/client/data-client.ts';
 import { createDiskCache } from '../../src/client/disk-cache.ts';
-
-export const USAGE =
-  'usage: data-fetch --from YYYY-MM-DD --to YYYY-MM-DD [--format csv|json] [--base-url URL] [--cache-dir DIR] [--concurrency N]';
+import { type Cli, type CliValues, parseCli, runCli, UsageError } from './run-cli.ts';
 
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:4321';
+
+const USAGE = {
+  synopsis: 'data-fetch --from YYYY-MM-DD --to YYYY-MM-DD [--format csv|json] [--base-url URL] [--cache-dir DIR] [--concurrency N]',
+  options: {
+    from: { type: 'string' },
+    to: { type: 'string' },
+    format: { type: 'string', default: 'csv' },
+    'base-url': { type: 'string', default: DEFAULT_BASE_URL },
+    'cache-dir': { type: 'string' },
+    concurrency: { type: 'string' },
+  },
+} as const;
 
 /** sysexits(3) codes this command uses. */
 export const EXIT = {
@@ -59,24 +68,11 @@ export type ParsedArgs = { kind: 'help' } | { kind: 'run'; plan: CliPlan } | { k
 
 /** Flags to a plan. Dates and the URL are checked by the client itself (one set of rules, one set of messages). */
 export function parseCliArgs(args: string[]): ParsedArgs {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args,
-      options: {
-        from: { type: 'string' },
-        to: { type: 'string' },
-        format: { type: 'string', default: 'csv' },
-        'base-url': { type: 'string', default: DEFAULT_BASE_URL },
-        'cache-dir': { type: 'string' },
-        concurrency: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }));
-  } catch (error) {
-    return { kind: 'usage', message: (error as Error).message };
-  }
-  if (values.help) return { kind: 'help' };
+  const parsed = parseCli(USAGE, args);
+  return parsed.kind === 'run' ? planOf(parsed.values) : parsed;
+}
+
+function planOf(values: CliValues<typeof USAGE.options>): Exclude<ParsedArgs, { kind: 'help' }> {
   if (values.from === undefined || values.to === undefined) return { kind: 'usage', message: '--from and --to are both required' };
   if (values.format !== 'csv' && values.format !== 'json') return { kind: 'usage', message: `--format must be csv or json, got ${JSON.stringify(values.format)}` };
   // The client checks the dates too, but would name the other end `from`, not `--from`.
@@ -144,16 +140,9 @@ function countingFetch(counter: { requests: number }): FetchLike {
   };
 }
 
-async function main(): Promise<number> {
-  const parsed = parseCliArgs(process.argv.slice(2));
-  if (parsed.kind === 'help') {
-    process.stdout.write(`${USAGE}\n`);
-    return EXIT.ok;
-  }
-  if (parsed.kind === 'usage') {
-    process.stderr.write(`data-fetch: ${parsed.message}\n${USAGE}\n`);
-    return EXIT.usage;
-  }
+async function main({ values }: Cli<typeof USAGE.options>): Promise<number> {
+  const parsed = planOf(values);
+  if (parsed.kind === 'usage') throw new UsageError(parsed.message);
   const { plan } = parsed;
   if (plan.cacheDir !== undefined) {
     try {
@@ -218,9 +207,11 @@ async function main(): Promise<number> {
       return interruptedBy === 'SIGINT' ? 130 : 143;
     }
     const code = exitCodeFor(error);
+    if (code === EXIT.usage) throw new UsageError(describeFailure(error));
+    // A bug: run-cli prints it with its stack.
+    if (code === EXIT.software) throw error;
     const resumable = error instanceof DailyQuotaExceededError && plan.cacheDir !== undefined ? ` (settled months fetched so far are kept in ${plan.cacheDir})` : '';
-    process.stderr.write(`data-fetch: ${describeFailure(error)}${resumable}\n${code === EXIT.usage ? `${USAGE}\n` : ''}`);
-    if (code === EXIT.software) process.stderr.write(`${(error as Error).stack ?? ''}\n`);
+    process.stderr.write(`data-fetch: ${describeFailure(error)}${resumable}\n`);
     return code;
   } finally {
     process.off('SIGINT', onInt);
@@ -241,4 +232,4 @@ function write(text: string): Promise<void> {
 }
 
 // Run only as a program: tests import the pure parts above.
-if (import.meta.main) process.exitCode = await main();
+if (import.meta.main) process.exitCode = await runCli('data-fetch', USAGE, main);

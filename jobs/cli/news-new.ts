@@ -3,11 +3,16 @@
  *
  * Writes content/news/<slug>.md with valid frontmatter (createdAt = now, in this machine's
  * timezone, with its offset; draft: true) and prints the path. Refuses to overwrite an existing
- * article (exit code 1). The text itself comes from src/features/news/new-article.ts.
+ * article (exit code 1); `--help` prints the usage and writes nothing. The text itself comes from
+ * src/features/news/new-article.ts.
  */
 import { writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { NewArticleError, newArticle } from '../../src/features/news/new-article.ts';
+import { runCli } from './run-cli.ts';
+
+/** The heading is every argument, joined; one starting with `-` goes after `--` (`npm run news:new -- -- "-5 % fees"`). */
+const USAGE = { synopsis: 'npm run news:new -- "Heading of the article"', options: {}, positionals: true } as const;
 
 export interface NewsNewDeps {
   /** Folder the article is written to. */
@@ -48,10 +53,7 @@ export async function runNewsNew(args: readonly string[], deps: NewsNewDeps): Pr
 
 if (import.meta.main) {
   const dir = relative(process.cwd(), join(import.meta.dirname, '..', '..', 'content', 'news')) || '.';
-  process.exitCode = await runNewsNew(process.argv.slice(2), {
-    dir,
-    now: new Date(),
-    out: (line) => console.log(line),
-    err: (line) => console.error(line),
-  });
+  process.exitCode = await runCli('news-new', USAGE, ({ positionals, stdout, stderr }) =>
+    runNewsNew(positionals, { dir, now: new Date(), out: (line) => stdout.write(`${line}\n`), err: (line) => stderr.write(`${line}\n`) }),
+  );
 }

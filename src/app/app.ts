@@ -7,8 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { defaultOrigins, type Config } from './config.ts';
-import { createDb } from '../db/create-db.ts';
-import { migrateToLatest } from '../db/migrations/index.ts';
+import { openMigratedDb } from '../db/open-migrated-db.ts';
 import type { Services } from './services.ts';
 import { startOutbox } from '../../jobs/outbox.ts';
 import { startJobs } from '../../jobs/schedule.ts';
@@ -33,15 +32,11 @@ export interface AppHandle {
 
 export async function createApp(config: Config, log: Logger): Promise<AppHandle> {
   const distDir = resolve(config.DIST_DIR);
-  const handle = createDb(config.DATABASE_URL, { sqliteSynchronous: config.SQLITE_SYNCHRONOUS });
-  const migration = await migrateToLatest(handle.db, handle.engine);
-  if (migration.error) {
-    await handle.close();
-    throw new Error(`Database migration failed on ${handle.target}: ${(migration.error as Error).message ?? migration.error}`, { cause: migration.error });
-  }
-  for (const result of migration.results ?? []) {
-    if (result.status === 'Success') log.info({ migration: result.migrationName }, 'migration applied');
-  }
+  const handle = await openMigratedDb(config, {
+    onMigration: (result) => {
+      if (result.status === 'Success') log.info({ migration: result.migrationName }, 'migration applied');
+    },
+  });
 
   const entry = pathToFileURL(join(distDir, 'server', 'entry.mjs')).href;
   let astro: AstroHandler;
@@ -65,8 +60,10 @@ export async function createApp(config: Config, log: Logger): Promise<AppHandle>
   };
 
   const limiter = createEdgeLimiter(config, log);
+  // The site's host, re-derived only when SITE_URL changes (PORT=0 learns its port at listen).
+  let siteHostFor = '';
+  let siteHostValue = '';
   const edge = createEdge({
-    services,
     log,
     astro,
     statics,
@@ -75,6 +72,16 @@ export async function createApp(config: Config, log: Logger): Promise<AppHandle>
     clientKey: (req) => clientKeyOf(req.socket.remoteAddress, req.headers, config.TRUST_PROXY),
     allowedOrigins: () => config.ALLOWED_ORIGINS,
     https: config.SITE_URL.startsWith('https:'),
+    siteHost: () => {
+      if (siteHostFor !== config.SITE_URL) {
+        siteHostFor = config.SITE_URL;
+        siteHostValue = new URL(siteHostFor).host;
+      }
+      return siteHostValue;
+    },
+    ready: () => handle.ping(),
+    readyDetails: { database: handle.engine },
+    locals: (requestId, clientKey) => ({ services, requestId, clientKey }),
   });
 
   const { server } = edge;

@@ -218,6 +218,8 @@ export const EnvSchema = z.object({
 
   // Rate-limit policies (requests per window, per client). See README "Rate limits".
   RATE_LIMIT_SITE_MINUTE: positiveInt.default(300),
+  /** Pages (documents, not hashed assets) per minute and client: a person browsing stays far below it. */
+  RATE_LIMIT_PAGE_MINUTE: positiveInt.default(240),
   RATE_LIMIT_CHAT_MINUTE: positiveInt.default(10),
   RATE_LIMIT_CHAT_DAY: positiveInt.default(200),
   RATE_LIMIT_CONTACT_HOUR: positiveInt.default(20),

@@ -1,6 +1,6 @@
 /**
- * The edge's view of rate limiting: which windows a request falls under (by path only), one
- * atomic take from the store, the spec's headers, and the 429 for a refused request. The
+ * The edge's view of rate limiting: the windows of a request's rate class (the route table
+ * decides the class, src/server/routes.ts), one atomic take from the store, the spec's headers, and the 429 for a refused request. The
  * policy, bucket math and stores live in src/features/ratelimit.
  */
 import type { Config } from './config.ts';
@@ -9,7 +9,6 @@ import {
   createRedisStore,
   dataHeaders,
   policiesFromConfig,
-  routeClassOf,
   siteHeaders,
   type RateLimitStore,
 } from '../features/ratelimit/index.ts';
@@ -26,9 +25,7 @@ export function createEdgeLimiter(config: Config, log: Logger, now: () => number
   const store: RateLimitStore = config.REDIS_URL ? createRedisStore({ url: config.REDIS_URL, log, prefix: config.REDIS_KEY_PREFIX, commandTimeoutMs: config.REDIS_TIMEOUT_MS }) : createMemoryStore();
 
   return {
-    async check(method, pathname, clientKey): Promise<LimitOutcome | null> {
-      const routeClass = routeClassOf(method, pathname);
-      if (!routeClass) return null;
+    async check(routeClass, clientKey): Promise<LimitOutcome> {
       const at = now();
       const decision = await store.take(clientKey, policies[routeClass], at);
       if (routeClass === 'data') {

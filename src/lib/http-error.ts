@@ -7,6 +7,7 @@
  * builds error JSON by hand.
  */
 import { z } from 'zod';
+import { PATHS } from './paths.ts';
 
 /** `code` values of site-interface problems. Stable: clients may branch on them. */
 export const SITE_PROBLEM_CODES = [
@@ -148,9 +149,15 @@ export class HttpError extends Error {
   }
 }
 
-/** Which interface's error format a path uses. */
-export function interfaceOf(pathname: string): 'data' | 'site' {
-  return pathname.startsWith('/api/v1/public/') ? 'data' : 'site';
+/** The two interfaces of the service (interface spec section 1), each with its error format. */
+export type ApiInterface = 'data' | 'site';
+
+/**
+ * Which interface's error format a path uses: the data prefix itself and everything below it is
+ * the community data interface (so `/api/v1/public` and `/api/v1/public/x` answer alike).
+ */
+export function interfaceOf(pathname: string): ApiInterface {
+  return pathname === PATHS.dataPrefix || pathname.startsWith(`${PATHS.dataPrefix}/`) ? 'data' : 'site';
 }
 
 export interface RenderedError {

@@ -1,21 +1,10 @@
 /**
- * Reading request bodies at the edge, with a per-route ceiling enforced while reading: a client
+ * Reading request bodies at the edge, with the route's ceiling (routes.ts) enforced while reading: a client
  * announcing or sending more than the limit gets 413 as soon as the limit is crossed, and the
  * rest is never buffered (the connection is closed instead).
  */
 import type { IncomingMessage } from 'node:http';
 import { HttpError } from '../lib/http-error.ts';
-
-/** Byte ceilings by path; everything else gets `DEFAULT_BODY_LIMIT`. */
-const LIMITS: Record<string, number> = {
-  '/api/contact': 32 * 1024,
-  '/api/chat': 64 * 1024,
-};
-export const DEFAULT_BODY_LIMIT = 64 * 1024;
-
-export function bodyLimitFor(pathname: string): number {
-  return LIMITS[pathname] ?? DEFAULT_BODY_LIMIT;
-}
 
 function tooLarge(limit: number): HttpError {
   return new HttpError(413, 'payload_too_large', {

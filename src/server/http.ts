@@ -8,19 +8,23 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { EXPOSED_HEADERS } from '../lib/cors.ts';
-import type { Services } from '../app/services.ts';
-import { bodyLimitFor, ClientAbortedError, readBody } from './body.ts';
 import { HttpError, renderError, toHttpError } from '../lib/http-error.ts';
+import { unknownParameters } from '../lib/query-params.ts';
+import { ClientAbortedError, readBody } from './body.ts';
+import { BadTarget, parseTarget } from './request-target.ts';
 import { ResponseCache, type CachedResponse } from './response-cache.ts';
-import { applySecurityHeaders, isApiPath, keepEdgeCspOnWriteHead } from './security.ts';
+import { cacheKeyOf, routeOf, type RateClass, type Route } from './routes.ts';
+import { applySecurityHeaders, keepEdgeCspOnWriteHead } from './security.ts';
 import { etagMatches, negotiate, variantEtag, type StaticFile, type StaticFiles } from './static-files.ts';
+
+export { parseTarget } from './request-target.ts';
 
 /** Astro's Node adapter handler in middleware mode. */
 export type AstroHandler = (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void, locals: App.Locals) => void | Promise<void>;
 
-/** What the edge asks the rate limiter; `null` means the path is not limited. */
+/** What the edge asks the rate limiter for a request of a limited route. */
 export interface EdgeLimiter {
-  check(method: string, pathname: string, clientKey: string): Promise<LimitOutcome | null>;
+  check(rateClass: RateClass, clientKey: string): Promise<LimitOutcome>;
 }
 export interface LimitOutcome {
   /** Headers every response of this request carries (RateLimit-*, X-RateLimit-*). */
@@ -30,7 +34,6 @@ export interface LimitOutcome {
 }
 
 export interface EdgeDeps {
-  services: Services;
   log: Logger;
   astro: AstroHandler;
   statics: StaticFiles;
@@ -40,37 +43,28 @@ export interface EdgeDeps {
   /** Origins whose pages may call the write endpoints and read the limit headers (read per request: PORT=0 learns its origin at listen). */
   allowedOrigins: () => readonly string[];
   https: boolean;
+  /** The site's public host, handed to Astro as Host (read per request, as above). */
+  siteHost: () => string;
+  /** /readyz: resolves when the service can take writes, rejects with the reason otherwise. */
+  ready: () => Promise<void>;
+  /** Named in /readyz answers, e.g. `{ database: 'sqlite' }`. */
+  readyDetails: Record<string, string>;
+  /** What Astro's handlers receive as `locals` for one request. */
+  locals: (requestId: string, clientKey: string) => App.Locals;
 }
 
 const EXPOSED = EXPOSED_HEADERS.join(', ');
-/** Read-only public resources anyone may fetch from a browser. */
-const PUBLIC_READ = (pathname: string) => pathname === '/api/news' || pathname === '/sellers.json' || pathname === '/openapi.json' || pathname.startsWith('/api/v1/public/');
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']);
 
-/**
- * The path and query of an origin-form or absolute-form target (RFC 9112 section 3.2), with
- * repeated slashes collapsed so `//api/chat` is `/api/chat` for every layer; undefined when it
- * is neither. Resolved against a fixed base by concatenation, never as a relative reference,
- * so `//host/path` cannot become a different host and path.
- */
-export function parseTarget(target: string): URL | undefined {
-  let path: string;
-  if (target.startsWith('/')) path = target;
-  else if (/^https?:\/\//i.test(target)) {
-    try {
-      const absolute = new URL(target);
-      path = `${absolute.pathname}${absolute.search}`;
-    } catch {
-      return undefined;
-    }
-  } else return undefined;
-  const query = path.indexOf('?');
-  const pathname = (query === -1 ? path : path.slice(0, query)).replace(/\/{2,}/g, '/');
+/** The normalised path of a request Node's parser refused, read from the bytes it kept; `/` when unknown. */
+function pathOfRawRequest(raw: unknown): string {
+  if (!Buffer.isBuffer(raw)) return '/';
+  const target = /^[A-Z]+ (\/[^ ?\r\n]*)/.exec(raw.subarray(0, 2048).toString('latin1'))?.[1];
   try {
-    return new URL(`http://edge.invalid${pathname}${query === -1 ? '' : path.slice(query)}`);
+    return target === undefined ? '/' : (parseTarget(target)?.pathname ?? '/');
   } catch {
-    return undefined;
+    return '/';
   }
 }
 
@@ -86,23 +80,13 @@ export interface Edge {
 }
 
 export function createEdge(deps: EdgeDeps): Edge {
-  const { log, statics, cache, limiter, services, astro } = deps;
+  const { log, statics, cache, limiter, astro } = deps;
   const clientKeyOf = deps.clientKey ?? socketKey;
   const notFoundPage = statics.get('/404.html');
   let draining = false;
-  // The site's host, re-derived only when SITE_URL changes (PORT=0 learns its port at listen).
-  let siteHostFor = '';
-  let siteHostValue = '';
-  const siteHost = () => {
-    if (siteHostFor !== services.config.SITE_URL) {
-      siteHostFor = services.config.SITE_URL;
-      siteHostValue = new URL(siteHostFor).host;
-    }
-    return siteHostValue;
-  };
 
-  function sendError(res: ServerResponse, pathname: string, error: HttpError): void {
-    const rendered = renderError(error, pathname);
+  function sendError(res: ServerResponse, route: Route, error: HttpError): void {
+    const rendered = renderError(error, route.path);
     if (res.headersSent) {
       res.destroy();
       return;
@@ -138,9 +122,10 @@ export function createEdge(deps: EdgeDeps): Edge {
     res.end(req.method === 'HEAD' ? undefined : bytes);
   }
 
-  function applyCors(req: IncomingMessage, res: ServerResponse, pathname: string): void {
+  function applyCors(req: IncomingMessage, res: ServerResponse, route: Route): void {
+    if (route.cors === 'none') return;
     const origin = req.headers.origin;
-    if (PUBLIC_READ(pathname) && (req.method === 'GET' || req.method === 'HEAD')) {
+    if (route.cors === 'public' && (req.method === 'GET' || req.method === 'HEAD')) {
       res.setHeader('Access-Control-Allow-Origin', '*');
       res.setHeader('Access-Control-Expose-Headers', EXPOSED);
     } else if (origin && deps.allowedOrigins().includes(origin)) {
@@ -150,45 +135,53 @@ export function createEdge(deps: EdgeDeps): Edge {
     }
   }
 
-  async function route(req: IncomingMessage, res: ServerResponse, url: URL, requestId: string): Promise<void> {
-    const { pathname } = url;
-    const method = req.method ?? 'GET';
-
-    if (pathname === '/healthz') {
-      res.setHeader('Cache-Control', 'no-store');
-      res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  async function probe(res: ServerResponse, route: Route): Promise<void> {
+    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('Content-Type', 'application/json; charset=utf-8');
+    if (route.path !== '/readyz') {
       res.end(JSON.stringify({ status: 'ok', uptimeSeconds: Math.round(process.uptime()) }));
       return;
     }
-    if (pathname === '/readyz') {
-      res.setHeader('Cache-Control', 'no-store');
-      res.setHeader('Content-Type', 'application/json; charset=utf-8');
-      try {
-        await services.db.ping();
-        res.end(JSON.stringify({ status: 'ready', database: services.db.engine }));
-      } catch (error) {
-        res.statusCode = 503;
-        // The reason goes to the log, not to whoever polls the probe (it may name hosts or paths).
-        log.warn({ err: error }, 'readiness check failed');
-        res.end(JSON.stringify({ status: 'unavailable', database: services.db.engine }));
-      }
-      return;
+    try {
+      await deps.ready();
+      res.end(JSON.stringify({ status: 'ready', ...deps.readyDetails }));
+    } catch (error) {
+      res.statusCode = 503;
+      // The reason goes to the log, not to whoever polls the probe (it may name hosts or paths).
+      log.warn({ err: error }, 'readiness check failed');
+      res.end(JSON.stringify({ status: 'unavailable', ...deps.readyDetails }));
     }
+  }
+
+  async function serve(req: IncomingMessage, res: ServerResponse, url: URL, route: Route, requestId: string): Promise<void> {
+    const { pathname } = url;
+    const method = req.method ?? 'GET';
+    if (route.kind === 'probe') return probe(res, route);
 
     if (!KNOWN_METHODS.has(method)) {
       // TRACE, CONNECT and inventions: refused here, before the Fetch Request Astro builds
       // (which cannot represent some of them) turns them into a 500.
-      return sendError(res, pathname, new HttpError(405, 'method_not_allowed', { detail: `${method} is not supported.`, headers: { allow: 'GET, HEAD, POST, OPTIONS' } }));
+      return sendError(res, route, new HttpError(405, 'method_not_allowed', { detail: `${method} is not supported.`, headers: { allow: 'GET, HEAD, POST, OPTIONS' } }));
     }
     const clientKey = clientKeyOf(req);
-    if (isApiPath(pathname)) applyCors(req, res, pathname);
+    applyCors(req, res, route);
 
     // Limits come first so that a refused request costs no body parsing, database or assistant.
-    if (limiter) {
-      const outcome = await limiter.check(method, pathname, clientKey);
-      if (outcome) {
-        for (const [name, value] of Object.entries(outcome.headers)) res.setHeader(name, value);
-        if (outcome.refused) return sendError(res, pathname, outcome.refused);
+    const rateClass = limiter ? route.rate(method) : null;
+    if (limiter && rateClass) {
+      const outcome = await limiter.check(rateClass, clientKey);
+      for (const [name, value] of Object.entries(outcome.headers)) res.setHeader(name, value);
+      if (outcome.refused) return sendError(res, route, outcome.refused);
+    }
+    if (route.kind === 'hidden') return sendError(res, route, new HttpError(404, 'not_found', { detail: `Nothing is served at ${pathname}.` }));
+
+    if (route.strictQuery) {
+      // Refused here, before Astro: the route table declares what the handler accepts, and a
+      // flood of junk parameters then costs no render (each one copied a 12 KB URL many times).
+      const unknown = unknownParameters(url.searchParams, route.query);
+      if (unknown) {
+        const code = route.interface === 'data' ? 'SVC1005' : 'validation_failed';
+        return sendError(res, route, new HttpError(400, code, { detail: unknown, resolution: `Send only ${route.query.join(' and ')}.` }));
       }
     }
 
@@ -198,33 +191,33 @@ export function createEdge(deps: EdgeDeps): Edge {
     // /api/news), like any static server; methods other than GET and HEAD get 405.
     const file = statics.get(pathname) ?? (pathname.length > 1 && pathname.endsWith('/') ? statics.get(pathname.slice(0, -1)) : undefined);
     if (file && !isRead) {
-      return sendError(res, pathname, new HttpError(405, 'method_not_allowed', { detail: `${pathname} only answers GET and HEAD.`, headers: { allow: 'GET, HEAD' } }));
+      return sendError(res, route, new HttpError(405, 'method_not_allowed', { detail: `${pathname} only answers GET and HEAD.`, headers: { allow: 'GET, HEAD' } }));
     }
     if (isRead) {
       if (file) return sendStored(req, res, file);
-      cacheKey = ResponseCache.keyOf(url);
-      const hit = cache.get(cacheKey);
+      cacheKey = cacheKeyOf(route, pathname, url.searchParams);
+      const hit = cacheKey === undefined ? undefined : cache.get(cacheKey);
       if (hit) return sendStored(req, res, hit);
     } else if (method !== 'OPTIONS') {
-      const limit = bodyLimitFor(pathname);
       // Astro's adapter uses a pre-read `req.body` instead of reading the stream itself.
-      (req as IncomingMessage & { body?: Buffer }).body = await readBody(req, limit);
+      (req as IncomingMessage & { body?: Buffer }).body = await readBody(req, route.bodyLimit);
     }
 
-    if (!isApiPath(pathname)) keepEdgeCspOnWriteHead(res);
-    if (method === 'GET' && cacheKey) cache.capture(cacheKey, req, res);
-    const locals: App.Locals = { services, requestId, clientKey };
-    await astro(req, res, (err?: unknown) => {
-      if (err) return sendError(res, pathname, toHttpError(err));
-      if (pathname.startsWith('/api/') || isApiPath(pathname)) {
-        return sendError(res, pathname, new HttpError(404, 'not_found', { detail: `No API resource at ${pathname}.` }));
-      }
-      if (notFoundPage && isRead) return sendStored(req, res, { ...notFoundPage, cacheControl: 'no-store' }, 404);
-      res.statusCode = 404;
-      res.setHeader('Content-Type', 'text/html; charset=utf-8');
-      res.end('<!doctype html><title>Not found</title><h1>Not found</h1><p><a href="/">Home</a></p>');
-      return;
-    }, locals);
+    if (route.kind === 'page') keepEdgeCspOnWriteHead(res);
+    if (method === 'GET' && cacheKey !== undefined) cache.capture(cacheKey, req, res);
+    await astro(
+      req,
+      res,
+      (err?: unknown) => {
+        if (err) return sendError(res, route, toHttpError(err));
+        if (route.kind === 'api') return sendError(res, route, new HttpError(404, 'not_found', { detail: `No API resource at ${pathname}.` }));
+        if (notFoundPage && isRead) return sendStored(req, res, { ...notFoundPage, cacheControl: 'no-store' }, 404);
+        res.statusCode = 404;
+        res.setHeader('Content-Type', 'text/html; charset=utf-8');
+        res.end('<!doctype html><title>Not found</title><h1>Not found</h1><p><a href="/">Home</a></p>');
+      },
+      deps.locals(requestId, clientKey),
+    );
   }
 
   function handle(req: IncomingMessage, res: ServerResponse): void {
@@ -234,19 +227,28 @@ export function createEdge(deps: EdgeDeps): Edge {
     res.setHeader('X-Request-Id', requestId);
     if (draining) res.setHeader('Connection', 'close');
 
-    const url = parseTarget(req.url ?? '');
+    let url: URL | undefined;
+    let refusal = 'The request target is not a valid path.';
+    try {
+      url = parseTarget(req.url ?? '');
+    } catch (error) {
+      if (!(error instanceof BadTarget)) throw error;
+      refusal = error.message;
+    }
     if (!url) {
-      applySecurityHeaders(res, '/api/', deps.https);
-      sendError(res, '/', new HttpError(400, 'validation_failed', { detail: 'The request target is not a valid path.' }));
+      const route = routeOf('/api');
+      applySecurityHeaders(res, route, deps.https);
+      sendError(res, route, new HttpError(400, 'validation_failed', { detail: refusal }));
       return;
     }
+    const route = routeOf(url.pathname);
     // Astro routes on req.url and builds its Request URL from Host: give it the path the edge
     // decided on (so limits, cache keys and routing agree) and our own host, never the client's
     // (a Host such as `x/api/chat?` or `a@b` would otherwise steer routing or break the URL).
     req.url = `${url.pathname}${url.search}`;
-    req.headers.host = siteHost();
+    req.headers.host = deps.siteHost();
     delete req.headers['x-forwarded-host'];
-    applySecurityHeaders(res, url.pathname, deps.https);
+    applySecurityHeaders(res, route, deps.https);
 
     res.once('close', () => {
       // While draining, a connection whose last response just ended is idle: let it go now
@@ -259,7 +261,7 @@ export function createEdge(deps: EdgeDeps): Edge {
       );
     });
 
-    route(req, res, url, requestId).catch((error: unknown) => {
+    serve(req, res, url, route, requestId).catch((error: unknown) => {
       if (error instanceof ClientAbortedError || req.destroyed) {
         // The client went away mid-request: nothing to answer, nothing wrong on our side.
         res.statusCode = 499; // nginx's "client closed request", for the log line only
@@ -268,7 +270,7 @@ export function createEdge(deps: EdgeDeps): Edge {
       }
       const httpError = toHttpError(error);
       if (httpError.status >= 500) log.error({ reqId: requestId, err: error }, 'unhandled error');
-      sendError(res, url.pathname, httpError);
+      sendError(res, route, httpError);
     });
   }
 
@@ -287,8 +289,13 @@ export function createEdge(deps: EdgeDeps): Edge {
   // the client sends it, instead of inviting it and answering 413 afterwards.
   server.on('checkContinue', (req, res) => {
     const declared = Number(req.headers['content-length']);
-    const path = parseTarget(req.url ?? '')?.pathname ?? '/';
-    if (Number.isFinite(declared) && declared > bodyLimitFor(path)) {
+    let limit = 0;
+    try {
+      limit = routeOf(parseTarget(req.url ?? '')?.pathname ?? '/').bodyLimit;
+    } catch {
+      // A target the edge refuses: handle() answers 400 without reading the body.
+    }
+    if (Number.isFinite(declared) && declared > limit) {
       res.setHeader('Connection', 'close');
       handle(req, res);
       return;
@@ -305,11 +312,12 @@ export function createEdge(deps: EdgeDeps): Edge {
     }
     const error400 =
       error.code === 'HPE_HEADER_OVERFLOW'
-        ? new HttpError(431, 'headers_too_large')
+        ? new HttpError(431, 'headers_too_large', { detail: 'The request line and header fields exceed 16 KiB (Node\'s limit).', resolution: 'Send a shorter URL and fewer or smaller headers.' })
         : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
           ? new HttpError(408, 'request_timeout')
           : new HttpError(400, 'validation_failed', { detail: 'The request is not valid HTTP/1.1.' });
-    const { status, headers, body } = renderError(error400, '/');
+    // The error format follows the interface the request was meant for, as for every other error.
+    const { status, headers, body } = renderError(error400, routeOf(pathOfRawRequest((error as { rawPacket?: unknown }).rawPacket)).path);
     const head = Object.entries({ ...headers, 'content-length': String(Buffer.byteLength(body)), connection: 'close' })
       .map(([name, value]) => `${name}: ${value}`)
       .join('\r\n');

@@ -1,6 +1,7 @@
 /**
- * The one response cache: serialised GET responses of on-demand endpoints, keyed by the
- * normalised URL, kept for as long as the endpoint's Cache-Control allows (RFC 9111, via
+ * The one response cache: serialised GET responses of on-demand endpoints, keyed by the route
+ * table's canonical key (src/server/routes.ts `cacheKeyOf`: path and only the parameters the
+ * route reads), kept for as long as the endpoint's Cache-Control allows (RFC 9111, via
  * http-cache-semantics) and never longer than `maxTtlMs`, so instances that cannot see each
  * other's purges still converge within that bound. Bounded by bytes (lru-cache `maxSize`).
  * Only content headers are stored; per-client headers (rate limits, request id) never are.
@@ -22,6 +23,12 @@ export interface CachedResponse {
 const CONTENT_HEADERS = ['content-type', 'cache-control', 'etag', 'last-modified', 'content-language', 'expires', 'content-security-policy'];
 /** Bodies larger than this are streamed through uncached. */
 const MAX_ENTRY_BYTES = 1024 * 1024;
+/**
+ * What an entry costs beyond its key and body bytes: the entry and header objects, the Buffer
+ * headers, lru-cache's bookkeeping and TTL slots. Measured with test/e2e/memory-bounds.test.ts
+ * (RSS growth per entry with tiny bodies) and rounded up.
+ */
+export const ENTRY_OVERHEAD_BYTES = 1024;
 
 export interface ResponseCacheOptions {
   maxBytes: number;
@@ -36,16 +43,26 @@ export class ResponseCache {
     this.#maxTtlMs = maxTtlMs;
     this.#lru = new LRUCache<string, CachedResponse>({
       maxSize: maxBytes,
-      // Identity bytes plus room for the variants made on demand (each smaller than the identity).
-      sizeCalculation: (entry) => entry.body.identity.length * 2 + 256,
+      // Everything an entry holds: its key (V8 keeps a URL key as one byte per character; UTF-16
+      // if it has wider ones, hence byteLength * 2 as the bound), the identity bytes plus room for
+      // the variants made on demand (each smaller than the identity), the stored header values,
+      // and the fixed overhead. Counting only the body let 9,000 entries with 12 KB keys grow the
+      // process by 210 MB while the cache believed it held 4 MB.
+      sizeCalculation: (entry, key) => ResponseCache.sizeOf(entry, key),
       ttlAutopurge: false,
     });
   }
 
-  /** Path plus query parameters sorted by name: `?b=2&a=1` and `?a=1&b=2` share an entry. */
-  static keyOf(url: URL): string {
-    const params = [...url.searchParams].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return params.length === 0 ? url.pathname : `${url.pathname}?${new URLSearchParams(params).toString()}`;
+  /** The bytes an entry is charged with (see the constructor). */
+  static sizeOf(entry: CachedResponse, key: string): number {
+    let headerBytes = 0;
+    for (const [name, value] of Object.entries(entry.headers)) headerBytes += name.length + (Array.isArray(value) ? value.join('').length : value.length);
+    return key.length * 2 + entry.body.identity.length * 2 + headerBytes * 2 + ENTRY_OVERHEAD_BYTES;
+  }
+
+  /** Bytes held, as charged by `sizeOf` (never more than `maxBytes`). */
+  get bytes(): number {
+    return this.#lru.calculatedSize;
   }
 
   get(key: string): CachedResponse | undefined {

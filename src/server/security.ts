@@ -5,6 +5,7 @@
  * from this header. Browsers enforce every policy present, so the two combine.
  */
 import type { ServerResponse } from 'node:http';
+import type { Route } from './routes.ts';
 
 const PAGE_CSP = "frame-ancestors 'none'; base-uri 'self'; form-action 'self'; object-src 'none'";
 // API responses are never rendered as documents: forbid everything.
@@ -37,13 +38,9 @@ export function keepEdgeCspOnWriteHead(res: ServerResponse): void {
   }) as typeof res.writeHead;
 }
 
-export function isApiPath(pathname: string): boolean {
-  return pathname === '/api' || pathname.startsWith('/api/') || pathname.startsWith('/sellers.json') || pathname === '/openapi.json';
-}
-
-export function applySecurityHeaders(res: ServerResponse, pathname: string, https: boolean): void {
+export function applySecurityHeaders(res: ServerResponse, route: Route, https: boolean): void {
   for (const [name, value] of COMMON) res.setHeader(name, value);
-  res.setHeader('Content-Security-Policy', isApiPath(pathname) ? API_CSP : PAGE_CSP);
+  res.setHeader('Content-Security-Policy', route.kind === 'page' ? PAGE_CSP : API_CSP);
   // RFC 6797: only meaningful (and only honoured) over HTTPS.
   if (https) res.setHeader('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
 }

@@ -8,13 +8,15 @@
  * nobody has seen.
  */
 import { execFile } from 'node:child_process';
+import { request } from 'node:http';
 import { promisify } from 'node:util';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb } from '../../src/db/create-db.ts';
 import { migrateToLatest } from '../../src/db/migrations/index.ts';
-import { createOpenApiDocument } from '../../src/features/openapi/document.ts';
-import { contactExample } from '../../src/features/openapi/examples.ts';
+import { createOpenApiDocument } from '../../src/api-docs/document.ts';
+import { SITE_NAME } from '../../src/components/site.ts';
+import { contactExample } from '../../src/features/contact/contact.openapi.ts';
 import { documentedResponses, exercised, expectToMatchContract } from '../helpers/contract.ts';
 import { createTempDatabase, type TempDatabase } from '../helpers/postgres.ts';
 import { startServer, tempSqliteUrl, type RunningServer } from '../helpers/server.ts';
@@ -172,7 +174,7 @@ describe('the operations endpoints, checked against the OpenAPI document', () =>
   it('serves the OpenAPI document the code generates, with an ETag', async () => {
     const served = await call(main, 'GET', '/openapi.json');
     const body = served.body as { servers: { url: string }[] };
-    expect(body).toEqual(JSON.parse(JSON.stringify(createOpenApiDocument({ siteUrl: body.servers[0]!.url }))));
+    expect(body).toEqual(JSON.parse(JSON.stringify(createOpenApiDocument({ siteName: SITE_NAME, siteUrl: body.servers[0]!.url }))));
     expect((await call(main, 'GET', '/openapi.json', { headers: { 'if-none-match': served.headers.get('etag')! } })).status).toBe(304);
   });
 
@@ -181,19 +183,22 @@ describe('the operations endpoints, checked against the OpenAPI document', () =>
     expect((await call(main, 'GET', '/readyz')).body).toEqual({ status: 'ready', database: 'sqlite' });
   });
 
-  it('publishes the reference page with every operation and a link to the document', async () => {
+  it('publishes the reference page with every operation, a heading for every documented response, and a link to the document', async () => {
     const page = await fetch(`${main.url}/docs/api`);
     expect(page.status).toBe(200);
     const html = await page.text();
     for (const id of ['listNews', 'submitContact', 'sendChatMessage', 'getSellersJson', 'getDailyStats']) expect(html).toContain(`id="${id}"`);
     expect(html).toContain('href="/openapi.json"');
     expect(html).toContain('curl -X POST');
+    // One heading per documented response, built by the page's components from the same document.
+    for (const pair of await documentedResponses()) expect(html, pair).toContain(`id="${pair.replace(' ', '-')}"`);
+    expect(html).toMatch(/<th scope="row"[^>]*><code[^>]*>startDate<\/code><\/th>/);
   });
 });
 
 describe('the code samples of the document', () => {
   const samples = () => {
-    const document = createOpenApiDocument({ siteUrl: main.url }) as unknown as { paths: Record<string, Record<string, { operationId: string; 'x-codeSamples'?: { label: string; source: string }[] }>> };
+    const document = createOpenApiDocument({ siteName: SITE_NAME, siteUrl: main.url }) as unknown as { paths: Record<string, Record<string, { operationId: string; 'x-codeSamples'?: { label: string; source: string }[] }>> };
     return Object.values(document.paths).flatMap((item) => Object.values(item).flatMap((op) => (op['x-codeSamples'] ?? []).map((s) => ({ id: op.operationId, ...s }))));
   };
 
@@ -256,6 +261,81 @@ describe('limits and failures, checked against the OpenAPI document', () => {
     const down = await call(limited, 'GET', '/readyz');
     expect(down.status).toBe(503);
     expect(down.body).toMatchObject({ status: 'unavailable', database: 'postgres' });
+  });
+});
+
+/** Send `sent` but check the answer against the operation documented for `documented` (a 405 belongs to the path's operation). */
+async function callAs(server: RunningServer, sent: string, documented: string, path: string) {
+  const response = await fetch(`${server.url}${path}`, { method: sent });
+  const headers = response.headers;
+  return { ...(await expectToMatchContract(documented, path, response)), headers };
+}
+
+/** A request fetch refuses to send (TRACE is a forbidden method in the Fetch standard), over node:http. */
+function rawRequest(url: string, method: string): Promise<Response> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => {
+        const headers = new Headers();
+        for (const [name, value] of Object.entries(res.headers)) if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+        resolve(new Response(Buffer.concat(chunks), { status: res.statusCode!, headers }));
+      });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('refusals of every operation, checked against the OpenAPI document', () => {
+  const operations = [
+    ['GET', '/api/news'],
+    ['POST', '/api/contact'],
+    ['POST', '/api/chat'],
+    ['GET', '/sellers.json'],
+    ['GET', '/openapi.json'],
+    ['GET', '/healthz'],
+    ['GET', '/readyz'],
+    // Answered as {code, message} once the edge renders 431 in the path's error format.
+    ['GET', '/api/v1/public/data'],
+  ] as const;
+
+  it('answers 431 to a query string past the 16 KiB header limit, in the path\'s error format', async () => {
+    const padding = `?pad=${'x'.repeat(17 * 1024)}`;
+    for (const [method, path] of operations) {
+      const body = method === 'POST' ? json(contactExample) : {};
+      const refused = await call(main, method, `${path}${padding}`, body);
+      expect(refused.status, path).toBe(431);
+      expect(refused.body, path).toMatchObject({ code: 'headers_too_large' });
+    }
+  });
+
+  it('answers 405 with Allow to another method on every path that refuses one', async () => {
+    for (const [method, path, allow] of [
+      ['GET', '/api/news', 'GET, HEAD'],
+      ['POST', '/api/contact', 'POST'],
+      ['POST', '/api/chat', 'OPTIONS, POST'],
+      ['GET', '/sellers.json', 'GET, HEAD'],
+      ['GET', '/api/v1/public/data', 'GET, HEAD'],
+      ['GET', '/openapi.json', 'GET, HEAD'],
+    ] as const) {
+      const refused = await callAs(main, 'DELETE', method, path);
+      expect(refused.status, path).toBe(405);
+      expect(refused.headers.get('allow'), path).toBe(allow);
+      expect(refused.body, path).toMatchObject({ code: 'method_not_allowed' });
+    }
+  });
+
+  it('answers 405 to a method it does not know, before rate limiting, as the 405 of each operation says', async () => {
+    for (const [method, path] of [
+      ['POST', '/api/contact'],
+      ['GET', '/api/v1/public/data'],
+    ] as const) {
+      const refused = await expectToMatchContract(method, path, await rawRequest(`${main.url}${path}`, 'TRACE'));
+      expect(refused.status, path).toBe(405);
+      expect(refused.body, path).toMatchObject({ code: 'method_not_allowed' });
+    }
   });
 });
 

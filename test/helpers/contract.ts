@@ -12,7 +12,8 @@
 import { dereference } from '@readme/openapi-parser';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { createOpenApiDocument } from '../../src/features/openapi/document.ts';
+import { createOpenApiDocument } from '../../src/api-docs/document.ts';
+import { SITE_NAME } from '../../src/components/site.ts';
 
 interface JsonSchema {
   type?: string | string[];
@@ -59,7 +60,7 @@ let contract: Promise<Contract> | undefined;
 /** The dereferenced document and a validator, built once per test file. */
 export function loadContract(): Promise<Contract> {
   contract ??= (async () => {
-    const source = createOpenApiDocument({ siteUrl: 'http://contract.invalid' });
+    const source = createOpenApiDocument({ siteName: SITE_NAME, siteUrl: 'http://contract.invalid' });
     const document = (await dereference(structuredClone(source) as never)) as unknown as DereferencedDocument;
     const ajv = new Ajv2020({ allErrors: true, strict: true, strictTypes: false });
     addFormats.default(ajv);

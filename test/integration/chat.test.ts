@@ -1,7 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { composeReply } from '../../src/features/chat/built-in-assistant.ts';
 import { handleChat, handlePreflight, methodNotAllowed } from '../../src/features/chat/chat.server.ts';
-import { ask, chatDeps, chatRequest, chatServices, PARTNER, problemOf, readChunks, SITE, siteKnowledgeIndex } from '../unit/chat/chat-harness.ts';
+import { handleContact } from '../../src/features/contact/handle-contact.ts';
+import { openTestDb, testServices, type TestDb } from './contact-fixtures.ts';
+import { ask, CHAT_URL, chatDeps, chatRequest, chatServices, PARTNER, problemOf, readChunks, SITE, siteKnowledgeIndex } from '../unit/chat/chat-harness.ts';
 
 const services = chatServices();
 const post = (body: unknown, init?: Parameters<typeof chatRequest>[1], deps = chatDeps()) => handleChat(chatRequest(body, init), services, deps);
@@ -14,8 +16,8 @@ describe('POST /api/chat refuses what it cannot answer', () => {
       {
         "body": {
           "code": "unsupported_media_type",
-          "detail": "The body must be JSON; got content type "application/x-www-form-urlencoded".",
-          "resolution": "Send the conversation as JSON with the header Content-Type: application/json.",
+          "detail": "Content type "application/x-www-form-urlencoded" is not accepted.",
+          "resolution": "Send the conversation as UTF-8 JSON with the header Content-Type: application/json.",
           "status": 415,
           "title": "Unsupported media type",
           "type": "about:blank",
@@ -33,6 +35,42 @@ describe('POST /api/chat refuses what it cannot answer', () => {
   it('accepts a JSON media type with parameters or a +json suffix', async () => {
     expect((await post(ask('hi'), { contentType: 'application/json; charset=UTF-8' })).status).toBe(200);
     expect((await post(ask('hi'), { contentType: 'application/vnd.chat+json' })).status).toBe(200);
+  });
+
+  it('answers 415 to JSON declared in a charset other than UTF-8, as contact does', async () => {
+    const response = await post(ask('hi'), { contentType: 'application/json; charset=utf-16' });
+    expect(response.status).toBe(415);
+    expect(response.headers.get('accept-post')).toBe('application/json');
+  });
+
+  it('answers 415 with Accept-Encoding to a compressed body', async () => {
+    const headers = { origin: SITE, 'content-type': 'application/json', 'content-encoding': 'gzip' };
+    const response = await handleChat(new Request(CHAT_URL, { method: 'POST', headers, body: JSON.stringify(ask('hi')) }), services, chatDeps());
+    expect(response.status).toBe(415);
+    expect(response.headers.get('accept-encoding')).toBe('identity');
+  });
+
+  it('answers 400 malformed_json to a body that is not UTF-8 instead of guessing its text', async () => {
+    // {"messages":[{"role":"user","content":"\xff\xfe"}]} with two bytes no UTF-8 text contains.
+    const bytes = Buffer.concat([Buffer.from('{"messages":[{"role":"user","content":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}]}')]);
+    const response = await handleChat(new Request(CHAT_URL, { method: 'POST', headers: { origin: SITE, 'content-type': 'application/json' }, body: bytes }), services, chatDeps());
+    expect(await problemOf(response)).toMatchObject({ status: 400, body: { code: 'malformed_json', detail: 'The request body is not valid UTF-8.' } });
+  });
+
+  it.each([
+    ['NUL', 'hi \\u0000 there'],
+    ['a lone high surrogate', 'hi \\ud800'],
+    ['a lone low surrogate', '\\udc00 hi'],
+  ])('answers 400 naming the message whose content holds %s', async (_what, escaped) => {
+    const body = `{"messages":[{"role":"user","content":"hello"},{"role":"user","content":"${escaped}"}]}`;
+    expect((await problemOf(await post(body))).body).toMatchObject({
+      code: 'validation_failed',
+      errors: [{ field: 'messages[1].content', message: 'messages[1].content must not contain NUL characters (U+0000) or unpaired surrogates (U+D800 to U+DFFF).' }],
+    });
+  });
+
+  it('answers a well-formed surrogate pair (an emoji) like any other text', async () => {
+    expect((await post('{"messages":[{"role":"user","content":"hi \\ud83d\\ude00"}]}')).status).toBe(200);
   });
 
   it('answers 400 empty_body to an empty body', async () => {
@@ -58,7 +96,7 @@ describe('POST /api/chat refuses what it cannot answer', () => {
         "body": {
           "code": "malformed_json",
           "detail": "The request body is not valid JSON: Unexpected token '}', "{"messages": [}" is not valid JSON.",
-          "resolution": "Check the JSON syntax (quotes, commas, brackets) of the body.",
+          "resolution": "Check the JSON syntax (quotes, commas, braces) of the body.",
           "status": 400,
           "title": "Malformed JSON",
           "type": "about:blank",
@@ -77,8 +115,8 @@ describe('POST /api/chat refuses what it cannot answer', () => {
           "detail": "messages must be an array of {role, content} objects.",
           "errors": [
             {
-              "message": "must be an array of {role, content} objects",
-              "path": "messages",
+              "field": "messages",
+              "message": "messages must be an array of {role, content} objects.",
             },
           ],
           "resolution": "Send 1 to 50 messages, each {"role":"user"|"assistant","content":"..."} with 1 to 4000 characters, the last from the user.",
@@ -96,14 +134,15 @@ describe('POST /api/chat refuses what it cannot answer', () => {
     expect((await problemOf(await post([{ role: 'user', content: 'hi' }]))).body).toMatchInlineSnapshot(`
       {
         "code": "validation_failed",
-        "detail": "The body must be a JSON object with a messages array.",
+        "detail": "The body must be a JSON object, not an array.",
         "errors": [
           {
-            "message": "The body must be a JSON object with a messages array",
-            "path": "",
+            "expected": "a JSON object with a messages array, e.g. {"messages":[{"role":"user","content":"Hello"}]}",
+            "field": "",
+            "message": "The body must be a JSON object, not an array.",
           },
         ],
-        "resolution": "Send 1 to 50 messages, each {"role":"user"|"assistant","content":"..."} with 1 to 4000 characters, the last from the user.",
+        "resolution": "Send the conversation as one JSON object.",
         "status": 400,
         "title": "Invalid request",
         "type": "about:blank",
@@ -118,8 +157,8 @@ describe('POST /api/chat refuses what it cannot answer', () => {
         "detail": "messages must contain at least one message.",
         "errors": [
           {
-            "message": "must contain at least one message",
-            "path": "messages",
+            "field": "messages",
+            "message": "messages must contain at least one message.",
           },
         ],
         "resolution": "Send 1 to 50 messages, each {"role":"user"|"assistant","content":"..."} with 1 to 4000 characters, the last from the user.",
@@ -138,8 +177,8 @@ describe('POST /api/chat refuses what it cannot answer', () => {
         "detail": "messages must contain at most 50 messages.",
         "errors": [
           {
-            "message": "must contain at most 50 messages",
-            "path": "messages",
+            "field": "messages",
+            "message": "messages must contain at most 50 messages.",
           },
         ],
         "resolution": "Send 1 to 50 messages, each {"role":"user"|"assistant","content":"..."} with 1 to 4000 characters, the last from the user.",
@@ -162,8 +201,8 @@ describe('POST /api/chat refuses what it cannot answer', () => {
         "detail": "messages[0].role must be "user" or "assistant".",
         "errors": [
           {
-            "message": "must be "user" or "assistant"",
-            "path": "messages[0].role",
+            "field": "messages[0].role",
+            "message": "messages[0].role must be "user" or "assistant".",
           },
         ],
         "resolution": "Send 1 to 50 messages, each {"role":"user"|"assistant","content":"..."} with 1 to 4000 characters, the last from the user.",
@@ -181,8 +220,8 @@ describe('POST /api/chat refuses what it cannot answer', () => {
         "detail": "messages[0].content must not be empty.",
         "errors": [
           {
-            "message": "must not be empty",
-            "path": "messages[0].content",
+            "field": "messages[0].content",
+            "message": "messages[0].content must not be empty.",
           },
         ],
         "resolution": "Send 1 to 50 messages, each {"role":"user"|"assistant","content":"..."} with 1 to 4000 characters, the last from the user.",
@@ -200,8 +239,8 @@ describe('POST /api/chat refuses what it cannot answer', () => {
         "detail": "messages[0].content must be a string.",
         "errors": [
           {
-            "message": "must be a string",
-            "path": "messages[0].content",
+            "field": "messages[0].content",
+            "message": "messages[0].content must be a string.",
           },
         ],
         "resolution": "Send 1 to 50 messages, each {"role":"user"|"assistant","content":"..."} with 1 to 4000 characters, the last from the user.",
@@ -219,8 +258,8 @@ describe('POST /api/chat refuses what it cannot answer', () => {
         "detail": "messages[0].content must be at most 4000 characters.",
         "errors": [
           {
-            "message": "must be at most 4000 characters",
-            "path": "messages[0].content",
+            "field": "messages[0].content",
+            "message": "messages[0].content must be at most 4000 characters.",
           },
         ],
         "resolution": "Send 1 to 50 messages, each {"role":"user"|"assistant","content":"..."} with 1 to 4000 characters, the last from the user.",
@@ -239,8 +278,8 @@ describe('POST /api/chat refuses what it cannot answer', () => {
         "detail": "messages must end with a message from the user.",
         "errors": [
           {
-            "message": "must end with a message from the user",
-            "path": "messages",
+            "field": "messages",
+            "message": "messages must end with a message from the user.",
           },
         ],
         "resolution": "Send 1 to 50 messages, each {"role":"user"|"assistant","content":"..."} with 1 to 4000 characters, the last from the user.",
@@ -256,16 +295,16 @@ describe('POST /api/chat refuses what it cannot answer', () => {
     expect(body.errors).toMatchInlineSnapshot(`
       [
         {
-          "message": "must be "user" or "assistant"",
-          "path": "messages[0].role",
+          "field": "messages[0].role",
+          "message": "messages[0].role must be "user" or "assistant".",
         },
         {
-          "message": "must not be empty",
-          "path": "messages[0].content",
+          "field": "messages[0].content",
+          "message": "messages[0].content must not be empty.",
         },
         {
-          "message": "must be a string",
-          "path": "messages[1].content",
+          "field": "messages[1].content",
+          "message": "messages[1].content must be a string.",
         },
       ]
     `);
@@ -277,8 +316,8 @@ describe('POST /api/chat refuses what it cannot answer', () => {
       {
         "body": {
           "code": "payload_too_large",
-          "detail": "The request body is 68594 bytes; the limit is 65536.",
-          "resolution": "Send fewer or shorter messages, for example only the recent part of the conversation.",
+          "detail": "The request body exceeds the limit of 65536 bytes.",
+          "resolution": "Send at most 65536 bytes; leave out the oldest messages to fit.",
           "status": 413,
           "title": "Request body too large",
           "type": "about:blank",
@@ -501,5 +540,40 @@ describe('the streamed reply', () => {
     });
     const text = (await readChunks(await post(ask('What is sellers.json?'), {}, deps))).join('');
     expect(text).toMatchInlineSnapshot(`"Sorry, I can't look anything up right now. Please try again in a moment, or write to the team: /contact"`);
+  });
+});
+
+describe('POST /api/chat and POST /api/contact read a body the same way', () => {
+  let db: TestDb;
+  beforeAll(async () => {
+    db = await openTestDb('sqlite');
+  });
+  afterAll(async () => {
+    await db?.dispose();
+  });
+
+  const big = new TextEncoder().encode(JSON.stringify({ messages: [{ role: 'user', content: 'x'.repeat(64 * 1024) }] }));
+  const faults: Array<[string, Record<string, string>, string | Uint8Array<ArrayBuffer>]> = [
+    ['a text/plain body', { 'content-type': 'text/plain' }, '{}'],
+    ['no Content-Type', {}, '{}'],
+    ['charset=utf-16', { 'content-type': 'application/json; charset=utf-16' }, '{}'],
+    ['a gzip content coding', { 'content-type': 'application/json', 'content-encoding': 'gzip' }, '{}'],
+    ['a declared length over both limits', { 'content-type': 'application/json', 'content-length': String(64 * 1024 + 1) }, '{}'],
+    ['a body over both limits', { 'content-type': 'application/json' }, big],
+    ['an empty body', { 'content-type': 'application/json' }, ''],
+    ['a body of white space', { 'content-type': 'application/json' }, ' \r\n '],
+    ['broken JSON', { 'content-type': 'application/json' }, '{"a":'],
+    ['bytes that are not UTF-8', { 'content-type': 'application/json' }, new Uint8Array([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d])],
+    ['a JSON array', { 'content-type': 'application/json' }, '[]'],
+    ['JSON null', { 'content-type': 'application/json' }, 'null'],
+  ];
+
+  it.each(faults)('answers %s with the same status and code', async (_label, headers, body) => {
+    const bytes = typeof body === 'string' ? new TextEncoder().encode(body) : body;
+    const request = (url: string) => new Request(url, { method: 'POST', headers: { origin: SITE, ...headers }, body: bytes });
+    const contact = await problemOf(await handleContact(request('http://127.0.0.1:4321/api/contact'), testServices(db.handle)));
+    const chat = await problemOf(await handleChat(request(CHAT_URL), services, chatDeps()));
+    expect(chat.status).toBeGreaterThanOrEqual(400);
+    expect([chat.status, (chat.body as { code: string }).code]).toEqual([contact.status, (contact.body as { code: string }).code]);
   });
 });

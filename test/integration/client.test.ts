@@ -5,7 +5,7 @@
  * and asking nothing again for settled months.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { materialize } from '../../jobs/materialize.ts';
+import { materialize } from '../../src/features/stats/materialize.server.ts';
 import { getDailyStats, DailyQuotaExceededError, type DataRecord, type FetchLike, type WaitNotice } from '../../src/client/data-client.ts';
 import { createDb } from '../../src/db/create-db.ts';
 import { migrateToLatest } from '../../src/db/migrations/index.ts';

@@ -1,11 +1,13 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { STATUS_CODES, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { deliverPending, startOutbox } from '../../jobs/outbox.ts';
+import { startOutbox } from '../../jobs/outbox.ts';
 import { createDb, type DbHandle } from '../../src/db/create-db.ts';
 import { migrateToLatest } from '../../src/db/migrations/index.ts';
 import { ContactDelivery, type ContactPayload } from '../../src/features/contact/contact.ts';
 import { storeSubmission } from '../../src/features/contact/contact.server.ts';
+import { deliverPending } from '../../src/features/contact/outbox.server.ts';
 import { handleContact } from '../../src/features/contact/handle-contact.ts';
 import { ENGINES, contactRequest, json, openTestDb, testServices, validPayload, type TestDb } from './contact-fixtures.ts';
 
@@ -143,6 +145,30 @@ describe.each(ENGINES)('contact outbox on %s', (engine) => {
     const stored = await row(id);
     expect(stored).toMatchObject({ delivery_status: 'pending', name: validPayload.name });
     expect(stored.last_error).toContain('ECONNREFUSED');
+  });
+
+  it.each([307, 308])('does not follow a %i redirect: the submission is never sent to the Location, stays pending and the status is logged', async (status) => {
+    const { id } = await queue();
+    // The place the redirect points to: a second real server that must see nothing.
+    const elsewhere = new Webhook();
+    await elsewhere.start();
+    webhook.respond = (res) => {
+      res.writeHead(status, { location: elsewhere.url }).end();
+    };
+    const logged: Array<Record<string, unknown>> = [];
+    const log = pino({ level: 'warn' }, { write: (line: string) => logged.push(JSON.parse(line) as Record<string, unknown>) });
+    try {
+      const result = await deliverPending({ db: db.handle, webhookUrl: webhook.url, now: () => T0, random: () => 0.5, log });
+      expect(result).toEqual({ delivered: 0, failed: 1 });
+      expect(webhook.ids()).toEqual([id]);
+      expect(elsewhere.received).toEqual([]);
+      const stored = await row(id);
+      expect(stored).toMatchObject({ delivery_status: 'pending', delivery_attempts: 1, next_attempt_at: T0 + 22_500 });
+      expect(stored.last_error).toBe(`HTTP ${status} ${STATUS_CODES[status]}: redirects are not followed (Location: ${elsewhere.url})`);
+      expect(logged).toEqual([expect.objectContaining({ msg: 'contact delivery failed', submission: id, status })]);
+    } finally {
+      await elsewhere.stop();
+    }
   });
 
   it('delivers each submission exactly once when two instances run at the same time', async () => {

@@ -225,7 +225,7 @@ describe.each(ENGINES)('POST /api/contact on %s', (engine) => {
                 "message": "The body must be a JSON object, not an array.",
               },
             ],
-            "resolution": "Send the form fields as one JSON object.",
+            "resolution": "Send the form as one JSON object.",
             "status": 400,
             "title": "Invalid request",
             "type": "about:blank",
@@ -410,6 +410,24 @@ describe.each(ENGINES)('POST /api/contact on %s', (engine) => {
       expect(blank.status).toBe(400);
     });
 
+    it.each([
+      ['name', 'NUL', 'Ada\\u0000Lovelace'],
+      ['message', 'NUL', 'Hello\\u0000'],
+      ['job_title', 'a lone high surrogate', 'Analyst \\ud800'],
+      ['message', 'a lone low surrogate', '\\udfff hello'],
+    ])('answers 400 naming %s when it holds %s', async (field, _what, escaped) => {
+      // Written as JSON escapes, the way a client would send them: the bytes are valid UTF-8.
+      const body = `${json(validPayload).slice(0, -1)},"${field}":"${escaped}"}`;
+      const { status, body: problem } = await answer(await post(body));
+      expect(status).toBe(400);
+      expect(problem).toMatchObject({ code: 'validation_failed', errors: [{ field }] });
+    });
+
+    it('explains a NUL in words a person can act on', async () => {
+      const { body } = await answer(await post(`${json(validPayload).slice(0, -1)},"name":"Ada\\u0000"}`));
+      expect((body as { detail: string }).detail).toMatchInlineSnapshot(`"Name contains a character that cannot be stored: NUL (U+0000) or an unpaired surrogate (U+D800 to U+DFFF)."`);
+    });
+
     it('answers 405 with Allow: POST for other methods', async () => {
       const response = await handleContact(contactRequest(null, {}, 'GET'), services);
       expect(response.headers.get('allow')).toBe('POST');
@@ -547,6 +565,24 @@ describe.each(ENGINES)('POST /api/contact on %s', (engine) => {
       `);
       const rows = await db.handle.db.selectFrom('contact_submission').select('message').execute();
       expect(rows).toEqual([{ message: validPayload.message }]);
+    });
+
+    it('keeps a well-formed surrogate pair (an emoji) intact, so an identical retry replays', async () => {
+      const payload = { ...validPayload, message: 'Thanks \u{1F600}' };
+      const first = await post(json(payload), withKey('emoji-key'));
+      const second = await post(json(payload), withKey('emoji-key'));
+      expect([first.status, second.status]).toEqual([200, 200]);
+      expect(second.headers.get('idempotent-replayed')).toBe('true');
+      const rows = await db.handle.db.selectFrom('contact_submission').select('message').execute();
+      expect(rows).toEqual([{ message: 'Thanks \u{1F600}' }]);
+    });
+
+    it('answers an identical retry carrying a lone surrogate 400 both times, never 422, and stores nothing', async () => {
+      const body = `${json(validPayload).slice(0, -1)},"message":"broken \\ud83d"}`;
+      const first = await post(body, withKey('surrogate-key'));
+      const second = await post(body, withKey('surrogate-key'));
+      expect([first.status, second.status]).toEqual([400, 400]);
+      expect(await countRows(db.handle)).toBe(0);
     });
 
     it('stores submissions with different keys separately', async () => {

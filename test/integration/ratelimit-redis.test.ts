@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/app/config.ts';
 import type { Decision } from '../../src/features/ratelimit/limiter.ts';
 import { createMemoryStore } from '../../src/features/ratelimit/memory-store.ts';
-import { policiesFromConfig, type RouteClass } from '../../src/features/ratelimit/policies.ts';
+import { policiesFromConfig, type RateClass } from '../../src/features/ratelimit/policies.ts';
 import { windowKey } from '../../src/features/ratelimit/redis-script.ts';
 import { createRedisStore, type RedisStore } from '../../src/features/ratelimit/redis-store.server.ts';
 
@@ -95,7 +95,7 @@ async function kill(proc: ChildProcess): Promise<void> {
 }
 
 /** Take until the store is back on Redis; every take along the way must resolve. */
-async function takeUntilRecovered(s: RedisStore, route: RouteClass): Promise<Decision[]> {
+async function takeUntilRecovered(s: RedisStore, route: RateClass): Promise<Decision[]> {
   const decisions: Decision[] = [];
   for (let i = 0; i < 200 && s.degraded; i++) {
     decisions.push(await s.take(`recovery-${i}`, defaults[route], Date.now()));
@@ -155,7 +155,7 @@ describe('Redis rate-limit store', () => {
     );
     const redisStore = store({ clock: 'caller' });
     const memory = createMemoryStore();
-    const routes: RouteClass[] = ['site', 'chat', 'contact', 'data'];
+    const routes: RateClass[] = ['site', 'chat', 'contact', 'data'];
     // Deterministic PRNG (mulberry32) so a failure replays.
     let seed = 0x5eed;
     const random = () => {

@@ -7,7 +7,8 @@ import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promi
 import type { Services } from '../../app/services.ts';
 import { errorResponse, HttpError } from '../../lib/http-error.ts';
 import { composeReply, CONTACT_PATH, replyChunks, retrieve } from './built-in-assistant.ts';
-import { parseChatRequest, type ChatMessage } from './chat-request.ts';
+import { readJsonBody } from '../../lib/json-body.ts';
+import { CHAT_BODY, CHAT_LIMITS, chatRequestFrom, type ChatMessage } from './chat-request.ts';
 import { corsHeaders, preflightHeaders } from './cors.ts';
 import type { KnowledgeIndex } from './knowledge-index.ts';
 import { streamLlmReply, type LlmSettings } from './llm-assistant.server.ts';
@@ -24,6 +25,11 @@ export interface ChatDeps {
    * pacing lets the widget show it growing and lets the event loop serve others in between.
    */
   chunkDelayMs?: number;
+  /**
+   * Largest body, in bytes: the route's `bodyLimit` (src/server/routes.ts), passed by the route
+   * adapter. Other callers (tests) get the documented CHAT_LIMITS.maxBodyBytes.
+   */
+  maxBodyBytes?: number;
   /** Fetch used to reach the LLM (default: global fetch). */
   fetch?: typeof fetch;
 }
@@ -59,7 +65,7 @@ export async function handleChat(request: Request, services: ChatServices, deps:
   const cors = corsHeaders({ origin: decision.origin, allowed: decision.allowed });
   try {
     if (!decision.allowed) throw originError(decision);
-    const chat = parseChatRequest(request.headers.get('content-type'), await request.text());
+    const chat = chatRequestFrom(await readJsonBody(request, deps.maxBodyBytes ?? CHAT_LIMITS.maxBodyBytes, CHAT_BODY));
     const body = replyStream(chat.messages, request.signal, services, deps);
     return new Response(body, { status: 200, headers: { ...REPLY_HEADERS, ...cors } });
   } catch (error) {

@@ -26,8 +26,53 @@ export class LlmUnavailableError extends Error {
   override name = 'LlmUnavailableError';
 }
 
-/** Messages sent upstream: the recent part of the conversation is enough context and bounds cost. */
-const MAX_HISTORY = 20;
+/**
+ * What goes upstream, and what may come back. The recent part of the conversation is enough
+ * context; these bounds keep one request's cost and reply size fixed whatever the client sends.
+ */
+export const LLM_BOUNDS = {
+  /** Most visitor turns forwarded, newest first. */
+  userTurns: 10,
+  /** Most characters of visitor text forwarded in all (the newest turn always goes whole). */
+  userChars: 12_000,
+  /** Sent upstream as the completion's token limit (`max_tokens` on the wire). */
+  outputTokens: 800,
+  /**
+   * Most characters streamed to the visitor: a backstop for a provider that ignores the token
+   * limit. About 6 characters a token, against ~4 for English prose, so an honest reply never
+   * reaches it.
+   */
+  replyChars: 4_800,
+} as const;
+
+const CUT_SHORT_NOTICE = '\n\n(The answer was cut short because it was too long.)';
+
+/** At most `max` UTF-16 code units of `text`, never ending on half of a surrogate pair. */
+function prefixWithin(text: string, max: number): string {
+  let end = Math.max(0, Math.min(max, text.length));
+  const last = text.charCodeAt(end - 1);
+  if (end < text.length && last >= 0xd800 && last <= 0xdbff) end -= 1;
+  return text.slice(0, end);
+}
+
+/**
+ * The visitor's own turns, newest last, within LLM_BOUNDS. The server keeps no transcript, so an
+ * `assistant` turn in the request is whatever the client chose to write: forwarding it as the
+ * model's own words would let a client put words in the model's mouth (a forged earlier answer
+ * that "agreed" to ignore its instructions). Only user turns go upstream, as user turns.
+ */
+export function forwardedTurns(messages: readonly ChatMessage[]): ModelMessage[] {
+  const kept: ModelMessage[] = [];
+  let chars = 0;
+  for (let i = messages.length - 1; i >= 0 && kept.length < LLM_BOUNDS.userTurns; i--) {
+    const message = messages[i]!;
+    if (message.role !== 'user') continue;
+    if (kept.length > 0 && chars + message.content.length > LLM_BOUNDS.userChars) break;
+    chars += message.content.length;
+    kept.push({ role: 'user', content: message.content });
+  }
+  return kept.reverse();
+}
 
 /** Instructions with the retrieved passages as numbered, linked context. */
 export function buildInstructions(hits: readonly SearchHit[], siteUrl: string): string {
@@ -73,30 +118,41 @@ export async function* streamLlmReply(options: {
     ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
     ...(settings.fetch ? { fetch: settings.fetch } : {}),
   });
-  const messages: ModelMessage[] = options.messages.slice(-MAX_HISTORY).map((m) => ({ role: m.role, content: m.content }));
+  // Aborted when the reply reaches LLM_BOUNDS.replyChars: the SDK then cancels the upstream fetch.
+  const cutShort = new AbortController();
   const result = streamText({
     model: provider.chatModel(settings.model),
     instructions: buildInstructions(options.hits, options.siteUrl),
-    messages,
-    abortSignal: signal,
+    messages: forwardedTurns(options.messages),
+    abortSignal: AbortSignal.any([signal, cutShort.signal]),
     // firstChunkMs bounds the wait for the first token, chunkMs a stall between tokens; both
     // abort the upstream request.
     timeout: { firstChunkMs: settings.timeoutMs, chunkMs: settings.timeoutMs },
     // No retries: the built-in assistant is a faster fallback than a second attempt.
     maxRetries: 0,
     temperature: 0.2,
-    maxOutputTokens: 800,
+    maxOutputTokens: LLM_BOUNDS.outputTokens,
     // Errors arrive as stream parts below; this only stops the SDK's default console logging.
     onError: () => {},
   });
 
   let started = false;
   let failure: unknown;
+  let sent = 0;
   try {
     for await (const part of result.stream) {
       if (part.type === 'text-delta') {
         if (part.text === '') continue;
         started = true;
+        const room = LLM_BOUNDS.replyChars - sent;
+        if (part.text.length > room) {
+          const piece = prefixWithin(part.text, room);
+          cutShort.abort(new Error(`the reply reached ${LLM_BOUNDS.replyChars} characters`));
+          if (piece) yield piece;
+          yield CUT_SHORT_NOTICE;
+          return;
+        }
+        sent += part.text.length;
         yield part.text;
       } else if (part.type === 'error') {
         failure = part.error;

@@ -3,11 +3,11 @@
  * sending, how an answer of `POST /api/contact` becomes something to show, and which
  * Idempotency-Key an attempt carries. contact-form.client.ts wires these to the page.
  *
- * Imports from contact.ts are type-only on purpose: this runs in the browser, and a value import
+ * Imports of schemas are type-only on purpose: this runs in the browser, and a value import
  * would bundle zod into the page for checks the server makes anyway (it has the last word).
  */
 import { retryAfterSeconds } from '../../lib/retry-after.ts';
-import type { FieldError } from './contact.ts';
+import type { FieldError } from '../../lib/field-error.ts';
 
 /** The form's inputs by `name`, in the order the page shows them. */
 export const FORM_FIELDS = ['name', 'job_title', 'work_email', 'priority', 'message'] as const;
@@ -95,7 +95,8 @@ export function readProblem(body: unknown): ProblemSummary {
       const { field, message, expected } = entry as Record<string, unknown>;
       const said = text(message);
       if (said === undefined) continue;
-      errors.push({ field: typeof field === 'string' ? field : '', message: said, expected: text(expected) ?? '' });
+      const hint = text(expected);
+      errors.push({ field: typeof field === 'string' ? field : '', message: said, ...(hint === undefined ? {} : { expected: hint }) });
     }
   }
   return {

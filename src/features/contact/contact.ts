@@ -1,10 +1,14 @@
 /**
  * The ContactPayload body of `POST /api/contact` (interface spec sections 2, 4 and 7) and the
- * pure rules around it: which content types are JSON, the honeypot, the Idempotency-Key header,
- * and how zod's issues become the `errors` extension of a 400 problem (RFC 9457 section 3.2
- * allows extension members) that a person can act on, field by field.
+ * pure rules around it: the honeypot, the Idempotency-Key header, and the words that turn zod's
+ * issues into the `errors` extension of a 400 problem that a person can act on, field by field.
  */
 import { z } from 'zod';
+import { cleanText, isCleanTextIssue } from '../../lib/clean-text.ts';
+import { fieldErrors, type FieldError } from '../../lib/field-error.ts';
+import { describeJsonType, type JsonBodyOptions } from '../../lib/json-body.ts';
+
+export type { FieldError } from '../../lib/field-error.ts';
 
 /** Length bounds. Characters are UTF-16 code units, as `String.length` and zod count them. */
 export const CONTACT_LIMITS = {
@@ -13,43 +17,79 @@ export const CONTACT_LIMITS = {
   /** RFC 5321 section 4.5.3.1.3: a forward path holds at most 256 octets including `<` and `>`. */
   emailChars: 254,
   messageChars: 5000,
-  /** Largest request body, in bytes. The edge refuses larger bodies while reading. */
+  /**
+   * Largest request body, in bytes, as documented. The limit enforced is the route table's
+   * (`routeOf(PATHS.contact).bodyLimit`, src/server/routes.ts), which the route adapter passes
+   * to the handler; a unit test keeps the two equal.
+   */
   bodyBytes: 32 * 1024,
 } as const;
+
+/** At least one character that is not white space: what "not blank" means, as a JSON Schema pattern. */
+const NOT_BLANK = /\S/;
+
+/** The words of the contact body's refusals (src/lib/json-body.ts). */
+export const CONTACT_BODY: JsonBodyOptions = {
+  subject: 'the form',
+  example: '{"name":"Ada","work_email":"ada@example.com","priority":"standard"}',
+  shape: 'a JSON object with name, work_email and priority',
+  sizeHint: `the message field holds up to ${CONTACT_LIMITS.messageChars.toLocaleString('en')} characters`,
+};
 
 export const PRIORITIES = ['high', 'standard', 'message'] as const;
 
 /**
- * The contact form. Strings are trimmed before their bounds are checked; unknown members are
- * dropped (zod's default `strip`), so they are never stored.
+ * The contact form. White space around every string is removed before anything else, and the
+ * bounds apply to what remains; unknown members are dropped (zod's default `strip`), so they are
+ * never stored. Text may not hold NUL or unpaired surrogates (src/lib/clean-text.ts).
+ *
+ * The email keeps its trimming rather than refusing surrounding spaces: the page sends what was
+ * typed, and a pasted or autofilled address often ends in a space nobody can see; refusing it
+ * would spend one of the sender's hourly attempts on an invisible character. The description
+ * says so, since the published `pattern` alone would refuse such a value.
  */
 export const ContactPayload = z
   .object({
-    /** Who is writing: 1 to 200 characters. */
-    name: z.string().trim().min(1).max(CONTACT_LIMITS.nameChars).meta({ description: 'Who is writing: 1 to 200 characters.', examples: ['Ada Lovelace'] }),
-    /** Their role, if they want to say: at most 200 characters. */
+    name: z
+      .string()
+      .trim()
+      .min(1)
+      .max(CONTACT_LIMITS.nameChars)
+      .regex(NOT_BLANK)
+      .check(cleanText())
+      .meta({
+        description: 'Who is writing: 1 to 200 characters after surrounding white space is removed; not blank.',
+        examples: ['Ada Lovelace'],
+      }),
     job_title: z
       .string()
       .trim()
       .max(CONTACT_LIMITS.jobTitleChars)
+      .check(cleanText())
       .optional()
-      .meta({ description: 'Their role, if they want to say: at most 200 characters.', examples: ['Head of Programmatic'] }),
-    /** Where the team answers: an email address, at most 254 characters. */
+      .meta({ description: 'Their role, if they want to say: at most 200 characters after surrounding white space is removed. Blank counts as absent.', examples: ['Head of Programmatic'] }),
     work_email: z
       .string()
       .trim()
       .max(CONTACT_LIMITS.emailChars)
+      // The address pattern admits ASCII only, so NUL and surrogates are already refused.
       .check(z.email())
-      .meta({ description: 'Where the team answers: an email address, at most 254 characters.', examples: ['ada@harbourdaily.example'] }),
-    /** How soon they need an answer: `high`, `standard`, or `message` (no reply needed). */
+      .meta({
+        description:
+          'Where the team answers: an email address, at most 254 characters. Surrounding white space is removed before the address is checked and stored, so " ada@example.com " is accepted as "ada@example.com".',
+        examples: ['ada@harbourdaily.example'],
+      }),
     priority: z.enum(PRIORITIES).meta({ description: 'How soon they need an answer: `high`, `standard`, or `message` (no reply needed).', examples: ['standard'] }),
-    /** What they want to tell us: at most 5,000 characters. */
     message: z
       .string()
       .trim()
       .max(CONTACT_LIMITS.messageChars)
+      .check(cleanText())
       .optional()
-      .meta({ description: 'What they want to tell us: at most 5,000 characters.', examples: ['We would like to list our sports inventory with you. Who can we talk to?'] }),
+      .meta({
+        description: 'What they want to tell us: at most 5,000 characters after surrounding white space is removed. Blank counts as absent.',
+        examples: ['We would like to list our sports inventory with you. Who can we talk to?'],
+      }),
   })
   .meta({ description: 'The contact form. Strings are trimmed; unknown members are ignored and never stored.' });
 export type ContactPayload = z.infer<typeof ContactPayload>;
@@ -67,16 +107,6 @@ export function isHoneypotFilled(body: Record<string, unknown>): boolean {
   const value = body[HONEYPOT_FIELD];
   if (value === undefined || value === null) return false;
   return typeof value !== 'string' || value.trim() !== '';
-}
-
-/** One invalid field, as listed in the 400 problem's `errors` extension. */
-export interface FieldError {
-  /** The body member, e.g. `work_email`; an empty string means the body as a whole. */
-  field: string;
-  /** What is wrong, in words a person can act on; a form shows it beside the input. */
-  message: string;
-  /** What a valid value looks like. */
-  expected: string;
 }
 
 const LABELS: Record<ContactField, string> = {
@@ -97,24 +127,8 @@ const EXPECTED: Record<ContactField, string> = {
 
 const FIELD_ORDER = Object.keys(LABELS) as ContactField[];
 
-function isContactField(key: PropertyKey | undefined): key is ContactField {
+function isContactField(key: string): key is ContactField {
   return typeof key === 'string' && Object.hasOwn(LABELS, key);
-}
-
-/** The JSON type of a value, with its article: `a number`, `an array`, `null` (RFC 8259 terms). */
-function describeJsonType(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  switch (typeof value) {
-    case 'string':
-      return 'a string';
-    case 'number':
-      return 'a number';
-    case 'boolean':
-      return 'a boolean';
-    default:
-      return 'an object';
-  }
 }
 
 function messageFor(field: ContactField, issue: z.core.$ZodIssue, value: unknown): string {
@@ -131,6 +145,9 @@ function messageFor(field: ContactField, issue: z.core.$ZodIssue, value: unknown
       return `${label} is too long: ${length.toLocaleString('en')} characters, at most ${Number(issue.maximum).toLocaleString('en')} allowed.`;
     }
     case 'invalid_format':
+      if (isCleanTextIssue(issue)) return `${label} contains a character that cannot be stored: NUL (U+0000) or an unpaired surrogate (U+D800 to U+DFFF).`;
+      // The other pattern is NOT_BLANK: blank means missing, as for too_small.
+      if (issue.format === 'regex') return `${label} is required.`;
       return `${label} must be an email address such as ada@example.com.`;
     case 'invalid_value':
       return `${label} must be one of ${PRIORITIES.join(', ')}.`;
@@ -140,22 +157,19 @@ function messageFor(field: ContactField, issue: z.core.$ZodIssue, value: unknown
 }
 
 /**
- * zod issues to `errors`: one entry per field (its first problem, which is what the person
- * fixes first), in form order. `body` is the parsed object, used to tell "missing" from
- * "wrong type" and to say how long a too-long value was.
+ * zod issues to `errors` (src/lib/field-error.ts): one entry per field, its first problem, in
+ * form order. `body` is the parsed object, used to tell "missing" from "wrong type" and to say
+ * how long a too-long value was.
  */
 export function contactFieldErrors(issues: readonly z.core.$ZodIssue[], body: Record<string, unknown>): FieldError[] {
-  const byField = new Map<string, FieldError>();
-  for (const issue of issues) {
-    const key = issue.path[0];
-    if (isContactField(key)) {
-      if (!byField.has(key)) byField.set(key, { field: key, message: messageFor(key, issue, body[key]), expected: EXPECTED[key] });
-    } else if (!byField.has('')) {
-      byField.set('', { field: '', message: `The body is not valid: ${issue.message}.`, expected: 'a JSON object with the contact fields' });
-    }
-  }
-  const order = (field: string) => (isContactField(field) ? FIELD_ORDER.indexOf(field) : -1);
-  return [...byField.values()].sort((a, b) => order(a.field) - order(b.field));
+  return fieldErrors(
+    issues,
+    (issue, field) =>
+      isContactField(field)
+        ? { message: messageFor(field, issue, body[field]), expected: EXPECTED[field] }
+        : { message: `The body is not valid: ${issue.message}.`, expected: 'a JSON object with the contact fields' },
+    FIELD_ORDER,
+  );
 }
 
 export type ContactParse =
@@ -168,41 +182,36 @@ export function parseContactPayload(body: Record<string, unknown>): ContactParse
   return parsed.success ? { ok: true, payload: parsed.data } : { ok: false, errors: contactFieldErrors(parsed.error.issues, body) };
 }
 
-/** The error entry for a body that is JSON but not an object (an array, a string, null...). */
-export function notAnObjectError(value: unknown): FieldError {
-  return {
-    field: '',
-    message: `The body must be a JSON object, not ${describeJsonType(value)}.`,
-    expected: 'a JSON object with name, work_email and priority, e.g. {"name":"Ada","work_email":"ada@example.com","priority":"standard"}',
-  };
-}
-
-export { isJsonMediaType } from '../../lib/media-type.ts';
-
-/**
- * JSON is UTF-8 on the wire (RFC 8259 section 8.1), so a declared charset other than UTF-8 is
- * an encoding we would misread: refuse it rather than guess.
- */
-export function declaresForeignCharset(contentType: string | null): boolean {
-  const match = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(contentType ?? '');
-  return match !== null && !/^utf-?8$/i.test(match[1]!);
-}
-
 /** Longest Idempotency-Key accepted; a UUID is 36 characters. */
 export const IDEMPOTENCY_KEY_MAX = 255;
+
+/**
+ * The `Idempotency-Key` request header's value (draft-ietf-httpapi-idempotency-key-header): in
+ * practice a UUID. Printable ASCII, no leading or trailing space, 1 to 255 characters.
+ */
+export const IdempotencyKey = z
+  .string()
+  .min(1)
+  .max(IDEMPOTENCY_KEY_MAX)
+  .regex(/^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/)
+  .meta({
+    description:
+      'A unique value per submission, such as a UUID: 1 to 255 printable ASCII characters, sent bare or as a structured-field string in double quotes. A retry with the same key and content is stored once; the same key with other content is refused with 422.',
+    examples: ['8e03978e-40d5-43e8-bc93-6894a57f9324'],
+  });
 
 export type IdempotencyKeyParse = { ok: true; key: string | undefined } | { ok: false; error: FieldError };
 
 /**
- * The `Idempotency-Key` request header (draft-ietf-httpapi-idempotency-key-header): a
- * structured-field string, in practice a UUID, sent quoted or bare. Absent means no
- * idempotency; present but blank, too long or with control characters is refused.
+ * The header as sent: absent means no idempotency; a structured-field string (RFC 9651
+ * section 3.3.3) loses its quotes; the rest must satisfy IdempotencyKey.
  */
 export function parseIdempotencyKey(header: string | null): IdempotencyKeyParse {
   if (header === null) return { ok: true, key: undefined };
   let key = header.trim();
   if (key.length >= 2 && key.startsWith('"') && key.endsWith('"')) key = key.slice(1, -1);
-  if (/^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(key) && key.length <= IDEMPOTENCY_KEY_MAX) return { ok: true, key };
+  const parsed = IdempotencyKey.safeParse(key);
+  if (parsed.success) return { ok: true, key: parsed.data };
   return {
     ok: false,
     error: {

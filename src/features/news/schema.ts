@@ -91,11 +91,8 @@ const absoluteUrl = (field: string) =>
  */
 export const NewsArticle = z
   .object({
-    /** Stable identifier: the article's file name without `.md`; the page is /news/<id>/. */
     id: z.string().regex(ARTICLE_ID).meta({ description: "Stable identifier; the article's page is /news/<id>/.", examples: ['community-data-api'] }),
-    /** The article's title. */
     heading: z.string().min(1).max(HEADING_MAX).meta({ description: "The article's title.", examples: ['A free API for our daily market data'] }),
-    /** One sentence under the heading, or null. */
     subheading: z
       .string()
       .min(1)
@@ -103,11 +100,8 @@ export const NewsArticle = z
       .nullable()
       .optional()
       .meta({ description: 'One sentence under the heading, or null.', examples: ['Transaction counts, impressions and revenue per day, as JSON, without an API key.'] }),
-    /** Absolute URL of the article's illustration, or null. */
     imageUrl: absoluteUrl('imageUrl').nullable().optional().meta({ description: "Absolute URL of the article's illustration, or null.", examples: ['https://meridian-exchange.example/images/news/data-api.svg'] }),
-    /** Absolute URL of a related page (a report, a partner announcement), or null. */
     link: absoluteUrl('link').nullable().optional().meta({ description: 'Absolute URL of a related page (a report, a partner announcement), or null.', examples: ['https://meridian-exchange.example/docs/api'] }),
-    /** Publication time, RFC 3339 in UTC (e.g. "2026-01-05T08:30:00Z"). */
     createdAt: z.iso.datetime({ offset: true }).meta({ description: 'Publication time, RFC 3339 in UTC.', examples: ['2026-08-04T16:00:00Z'] }),
   })
   .meta({ description: 'A news article: metadata only, without the body. Optional fields are sent as null when the article has none.' });

@@ -1,6 +1,6 @@
 /** The rate-limit feature's public surface (issue 4): policies, client identity, stores, headers. */
-export { policiesFromConfig, routeClassOf } from './policies.ts';
-export type { RateLimitConfig, RouteClass, Window } from './policies.ts';
+export { policiesFromConfig } from './policies.ts';
+export type { RateLimitConfig, RateClass, Window } from './policies.ts';
 export { clientKeyOf } from './client-key.ts';
 export type { Decision, RateLimitStore, WindowState } from './limiter.ts';
 export { createMemoryStore } from './memory-store.ts';

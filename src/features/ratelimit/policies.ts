@@ -6,8 +6,9 @@
  * (`site-minute` is shared by every site route, chat and contact included).
  */
 import type { Config } from '../../app/config.ts';
+import type { RateClass } from '../../lib/rate-class.ts';
 
-export type RouteClass = 'site' | 'chat' | 'contact' | 'data';
+export type { RateClass };
 
 export interface Window {
   /** e.g. 'site-minute', 'chat-day'; reported in X-RateLimit-Scope and part of the store key. */
@@ -27,6 +28,7 @@ export interface Window {
 export type RateLimitConfig = Pick<
   Config,
   | 'RATE_LIMIT_SITE_MINUTE'
+  | 'RATE_LIMIT_PAGE_MINUTE'
   | 'RATE_LIMIT_CHAT_MINUTE'
   | 'RATE_LIMIT_CHAT_DAY'
   | 'RATE_LIMIT_CONTACT_HOUR'
@@ -37,13 +39,16 @@ export type RateLimitConfig = Pick<
 
 /**
  * The windows of each route class, in the order RateLimit-Policy lists them.
- * Defaults (src/config.ts): site 300/min; chat 10/min + 200/day; contact 20/h + 100/day;
+ * Defaults (src/app/config.ts): site 300/min; pages 240/min; chat 10/min + 200/day; contact 20/h + 100/day;
  * data 60/min + 5,000 per UTC day.
  */
-export function policiesFromConfig(config: RateLimitConfig): Record<RouteClass, Window[]> {
+export function policiesFromConfig(config: RateLimitConfig): Record<RateClass, Window[]> {
   const site: Window = { name: 'site-minute', limit: config.RATE_LIMIT_SITE_MINUTE, kind: 'bucket', periodSeconds: 60 };
   return {
     site: [site],
+    // Pages are site responses too (they carry the headers), in a bucket of their own so that
+    // browsing does not eat into the API's minute, and one client cannot render /stats/ at will.
+    page: [{ name: 'page-minute', limit: config.RATE_LIMIT_PAGE_MINUTE, kind: 'bucket', periodSeconds: 60 }],
     chat: [
       site,
       { name: 'chat-minute', limit: config.RATE_LIMIT_CHAT_MINUTE, kind: 'bucket', periodSeconds: 60 },
@@ -59,46 +64,4 @@ export function policiesFromConfig(config: RateLimitConfig): Record<RouteClass, 
       { name: 'data-day', limit: config.RATE_LIMIT_DATA_DAY, kind: 'utc-day', periodSeconds: 86_400 },
     ],
   };
-}
-
-const DATA_PREFIX = '/api/v1/public';
-
-/**
- * Which limits apply to a request; null means not limited (pages, prebuilt assets, /healthz).
- *
- * - `/api/v1/public` and below, any method: 'data' (the community data interface), because
- *   issue 4 wants its headers on every one of its responses. Its GETs are CORS-simple requests,
- *   so a browser sends no preflight before them: an OPTIONS there is not a page's extra cost.
- * - `POST /api/chat`: 'chat'; `POST /api/contact`: 'contact'.
- * - Any other `/api/*` and `/sellers.json`: 'site'; `GET /api/chat` (a 405) too.
- * - CORS preflights (`OPTIONS`) on the site paths: 'site'. A browser sends one before each
- *   cross-origin POST; charging it to chat-minute would halve what a legitimate page may send,
- *   while site-minute still bounds a preflight flood.
- *
- * `pathname` should be the URL's pathname as the router will see it (`new URL(...).pathname`).
- * It is percent-decoded and its empty segments and trailing slash are dropped here, so
- * `/api//%63hat/` cannot slip past the chat limits if the router is lenient about spelling.
- */
-export function routeClassOf(method: string, pathname: string): RouteClass | null {
-  const path = normalisePath(pathname);
-  if (path !== '/sellers.json' && path !== '/api' && !path.startsWith('/api/')) return null;
-  // Every response of the data interface carries its own headers (issue 4), whatever the method.
-  if (path === DATA_PREFIX || path.startsWith(`${DATA_PREFIX}/`)) return 'data';
-  const verb = method.toUpperCase();
-  if (verb === 'OPTIONS') return 'site';
-  if (verb === 'POST' && path === '/api/chat') return 'chat';
-  if (verb === 'POST' && path === '/api/contact') return 'contact';
-  return 'site';
-}
-
-function normalisePath(pathname: string): string {
-  let path = pathname;
-  try {
-    path = decodeURIComponent(pathname);
-  } catch {
-    // A malformed escape (`%zz`): the router will not decode it either; classify it as written.
-  }
-  path = path.replace(/\/{2,}/g, '/');
-  if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
-  return path;
 }

@@ -125,7 +125,6 @@ export const Seller = z
         .min(1, 'seller_id must not be empty')
         .refine((v) => v === v.trim(), { message: 'seller_id must not start or end with spaces: buyers match it exactly against ads.txt' })
         .meta({ description: 'The account identifier, as in ads.txt lines and SupplyChain `sid`; unique in the file.', examples: ['pub-1001'] }),
-      /** 1 when the seller's identity is confidential; then `name` and `domain` are left out. */
       is_confidential: flag('is_confidential')
         .optional()
         .meta({ description: "1 when the seller's identity is confidential; `name` and `domain` are then left out." }),
@@ -142,28 +141,23 @@ export const Seller = z
         description: 'PUBLISHER: owns the inventory and is paid directly; INTERMEDIARY: resells inventory it does not own; BOTH: sells both kinds.',
         examples: ['PUBLISHER'],
       }),
-      /** 1 when the seller passes inventory through with an account-control relationship. */
       is_passthrough: flag('is_passthrough')
         .optional()
         .meta({ description: '1 when the seller passes inventory through with an account-control relationship.' }),
-      /** Legal name of the company paid for inventory sold under this seller_id. */
       name: z
         .string({ error: (issue) => `name must be text, got ${show(issue.input)}` })
         .min(1, 'name must not be empty')
         .refine((v) => v.trim() === v && v.trim() !== '', { message: 'name must not be blank or start or end with spaces' })
         .optional()
         .meta({ description: 'Legal name of the company paid for inventory sold under this seller_id.', examples: ['Harbour Daily Media Ltd'] }),
-      /** Business root domain of that company (for intermediaries: where its sellers.json lives). */
       domain: Domain.optional().meta({
         description: 'Business root domain of that company (for an intermediary: where its own sellers.json lives).',
         examples: ['harbourdaily.example'],
       }),
-      /** A note for buyers, e.g. which inventory this seller_id covers. */
       comment: z
         .string({ error: (issue) => `comment must be text, got ${show(issue.input)}` })
         .optional()
         .meta({ description: 'A note for buyers, e.g. which inventory this seller_id covers.', examples: ['Web and app inventory of the Alpine Weather brands'] }),
-      /** Extensions; see `SellerExt`. */
       ext: SellerExt.optional().meta({ description: 'Extensions. `no_web_presence: true` says the seller has no website, hence no `domain`.' }),
     },
     { error: unknownKeys('a seller', SELLER_FIELDS) },
@@ -211,12 +205,10 @@ export type Seller = z.infer<typeof Seller>;
 /** An identifier of the advertising system (sellers.json 1.0, Identifier object). */
 export const Identifier = z.strictObject(
   {
-    /** What the identifier is, e.g. "TAG-ID" or "DUNS". */
     name: z
       .string({ error: (issue) => `identifier name must be text such as "TAG-ID" or "DUNS", got ${show(issue.input)}` })
       .min(1, 'identifier name must not be empty')
       .meta({ description: 'What the identifier is, e.g. "TAG-ID" or "DUNS".', examples: ['TAG-ID'] }),
-    /** Its value, e.g. the TAG certification ID. */
     value: z
       .string({ error: (issue) => `identifier value must be text, got ${show(issue.input)}` })
       .min(1, 'identifier value must not be empty')
@@ -235,32 +227,26 @@ const DOCUMENT_FIELDS = ['contact_email', 'contact_address', 'version', 'identif
 export const SellersDocument = z
   .strictObject(
     {
-      /** Where buyers ask questions about this file. */
       contact_email: z
         .email({ error: (issue) => `contact_email must be an email address, got ${show(issue.input)}` })
         .optional()
         .meta({ description: 'Where buyers ask questions about this file.', examples: ['sellers@meridian-exchange.example'] }),
-      /** Business address of the advertising system. */
       contact_address: z
         .string({ error: (issue) => `contact_address must be text, got ${show(issue.input)}` })
         .min(1, 'contact_address must not be empty')
         .optional()
         .meta({ description: 'Business address of the advertising system.', examples: ['Meridian Ad Exchange Ltd, 40 Bank Street, London E14 5NR, United Kingdom'] }),
-      /** The sellers.json version this file follows: "1.0". */
       version: z.literal('1.0', {
         error: (issue) => `version must be the string "1.0" (the sellers.json version this file follows), got ${show(issue.input)}`,
       }).meta({ description: 'The sellers.json version this file follows.', examples: ['1.0'] }),
-      /** Identifiers of the advertising system, e.g. TAG-ID, DUNS. */
       identifiers: z
         .array(Identifier, { error: (issue) => `identifiers must be a list of { "name", "value" }, got ${show(issue.input)}` })
         .optional()
         .meta({ description: 'Identifiers of the advertising system, e.g. TAG-ID, DUNS.' }),
-      /** Every seller account, confidential ones included. */
       sellers: z
         .array(Seller, { error: (issue) => issue.input === undefined ? 'sellers is required: the list of seller accounts' : `sellers must be a list of sellers, got ${show(issue.input)}` })
         .min(1, 'sellers must list at least one seller')
         .meta({ description: 'Every seller account, confidential ones included.' }),
-      /** Extensions of the document. */
       ext: z
         .record(z.string(), z.unknown(), { error: (issue) => `ext must be an object, got ${show(issue.input)}` })
         .optional()

@@ -7,13 +7,9 @@ import { z } from 'zod';
 
 export const DataRecord = z
   .object({
-    /** The UTC calendar day the record is for, YYYY-MM-DD. */
     date: z.iso.date().meta({ description: 'The UTC calendar day the record is for, YYYY-MM-DD.', examples: ['2026-07-01'] }),
-    /** Number of transactions that day. */
     txn_count: z.int().nonnegative().meta({ description: 'Number of transactions that day.', examples: [74] }),
-    /** Number of impressions that day. */
     impr_count: z.int().nonnegative().meta({ description: 'Number of impressions that day.', examples: [2398] }),
-    /** Revenue of that day's transactions in currency units, exact to the cent (at most two decimals). */
     service_revenue: z
       .number()
       .nonnegative()
@@ -24,9 +20,7 @@ export type DataRecord = z.infer<typeof DataRecord>;
 
 export const DataResponse = z
   .object({
-    /** Success indicator: always the text `Success` on a 200 response. */
     status: z.literal('Success').meta({ description: 'Success indicator: always the text `Success` on a 200 response.', examples: ['Success'] }),
-    /** One record per materialised day of the range, ascending by date; days not yet materialised are absent. */
     data: z
       .array(DataRecord)
       .describe('One record per materialised day of the range, ascending by date; days not yet materialised (today, the future) are absent.'),

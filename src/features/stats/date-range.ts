@@ -6,16 +6,12 @@
  */
 import { z } from 'zod';
 import { HttpError } from '../../lib/http-error.ts';
+import { shown, unknownParameters } from '../../lib/query-params.ts';
 import { DAY_PATTERN, checkDay, formatDay, parseDay } from './calendar.ts';
 
 /** Longest range one request may ask for, both ends included (spec section 8). */
 export const MAX_RANGE_DAYS = 31;
 
-/** Echo user input in a message, bounded so a megabyte of garbage does not come back. */
-function shown(value: unknown): string {
-  const text = String(value);
-  return JSON.stringify(text.length > 24 ? `${text.slice(0, 24)}…` : text);
-}
 
 function dayParameter(name: 'startDate' | 'endDate', role: string) {
   return z
@@ -37,8 +33,13 @@ function dayParameter(name: 'startDate' | 'endDate', role: string) {
     .meta({ format: 'date', examples: [name === 'startDate' ? '2026-07-01' : '2026-07-31'] });
 }
 
-/** Query parameters of Get Data. Cross-field rules (order, span) are checked by `parseDateRange`. */
-export const DataQuery = z.object({
+/**
+ * Query parameters of Get Data. Cross-field rules (order, span) are checked by `parseDateRange`.
+ * Strict: a parameter the spec does not define is refused rather than ignored, so one response
+ * has one spelling (and one cache entry), and a typo such as `startdate` is reported, not
+ * answered as if it were absent.
+ */
+export const DataQuery = z.strictObject({
   /** First day of the range (UTC), YYYY-MM-DD, included. */
   startDate: dayParameter('startDate', 'first'),
   /** Last day of the range (UTC), YYYY-MM-DD, included; not before startDate, at most 30 days after it. */
@@ -78,11 +79,12 @@ function invalid(detail: string): HttpError {
 }
 
 /**
- * Validate the query of a data request. Unknown parameters are ignored (they do not change the
- * answer). Throws `HttpError(400, 'SVC1005')` naming the first rule that failed; when both dates
+ * Validate the query of a data request. Throws `HttpError(400, 'SVC1005')` naming the first rule that failed; when both dates
  * are malformed, both are named.
  */
 export function parseDateRange(params: URLSearchParams): DateRange {
+  const unknown = unknownParameters(params, Object.keys(DataQuery.shape));
+  if (unknown) throw invalid(unknown);
   const parsed = DataQuery.safeParse(queryObject(params));
   if (!parsed.success) {
     const order = ['startDate', 'endDate'];

@@ -2,7 +2,7 @@
  * Synthetic but plausible raw events for the demo: weekly seasonality (weekends quieter),
  * growth over the period, day-to-day noise, a diurnal shape within each day, and a few outage
  * days with no events at all. Deterministic for a given seed, so every demo database is alike.
- * Pure: the seeder (jobs/cli/seed.ts) writes what this returns.
+ * Pure: seed-events.server.ts writes what this returns, for the seeder (jobs/cli/seed.ts).
  */
 import type { NewEvent } from '../../db/schema.ts';
 import { MS_PER_DAY, startOfDayMs } from './calendar.ts';

@@ -61,7 +61,8 @@ export async function loadStatsPage(params: URLSearchParams, services: Pick<Serv
   let range: DayRange;
   if (asked) {
     try {
-      const parsed = parseDateRange(params);
+      // The page reads only the API's two parameters; anything else (utm_source...) is not its business.
+      const parsed = parseDateRange(new URLSearchParams(['startDate', 'endDate'].flatMap((name) => params.getAll(name).map((value) => [name, value]))));
       range = { startDate: parsed.startDate, endDate: parsed.endDate };
     } catch (error) {
       if (!(error instanceof HttpError) || error.code !== 'SVC1005') throw error;

@@ -1,6 +1,6 @@
 /**
  * Repository of the stats tables (`event`, `daily_stat`), the same SQL on SQLite and PostgreSQL.
- * The materialisation itself (events to days) lives in jobs/materialize.ts.
+ * The materialisation itself (events to days) lives in materialize.server.ts.
  */
 import type { Kysely } from 'kysely';
 import type { DailyStatRow, Database, NewEvent } from '../../db/schema.ts';

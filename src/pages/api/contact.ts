@@ -4,8 +4,13 @@
  */
 import type { APIRoute } from 'astro';
 import { handleContact } from '../../features/contact/handle-contact.ts';
+import { PATHS } from '../../lib/paths.ts';
+import { routeOf } from '../../server/routes.ts';
 
 export const prerender = false;
 
-export const POST: APIRoute = ({ request, locals }) => handleContact(request, locals.services);
+// The route table's limit, the one the edge enforced while reading the body.
+const maxBodyBytes = routeOf(PATHS.contact).bodyLimit;
+
+export const POST: APIRoute = ({ request, locals }) => handleContact(request, locals.services, { maxBodyBytes });
 export const ALL: APIRoute = POST;

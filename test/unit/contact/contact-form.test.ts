@@ -87,7 +87,7 @@ describe('reading an answer', () => {
       title: '',
       detail: undefined,
       resolution: undefined,
-      errors: [{ field: '', message: 'Name is required.', expected: '' }],
+      errors: [{ field: '', message: 'Name is required.' }],
     });
     expect(readProblem('not an object').errors).toEqual([]);
   });

@@ -1,16 +1,19 @@
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import {
+  CONTACT_LIMITS,
   ContactPayload,
   contactDelivery,
-  declaresForeignCharset,
+  IdempotencyKey,
   isHoneypotFilled,
-  isJsonMediaType,
   parseContactPayload,
   parseIdempotencyKey,
   sameContent,
   submissionContent,
 } from '../../../src/features/contact/contact.ts';
+import { declaresForeignCharset, isJsonMediaType } from '../../../src/lib/media-type.ts';
+import { PATHS } from '../../../src/lib/paths.ts';
+import { routeOf } from '../../../src/server/routes.ts';
 
 const valid = { name: 'Ada', work_email: 'ada@example.com', priority: 'standard' };
 
@@ -80,6 +83,41 @@ describe('ContactPayload', () => {
   });
 });
 
+describe('CONTACT_LIMITS', () => {
+  it('documents the byte limit the route table enforces', () => {
+    expect(CONTACT_LIMITS.bodyBytes).toBe(routeOf(PATHS.contact).bodyLimit);
+  });
+});
+
+describe('ContactPayload as published', () => {
+  type StringSchema = { pattern?: string; allOf?: Array<{ pattern?: string }>; minLength?: number; maxLength?: number; format?: string; description?: string };
+  const published = (z.toJSONSchema(ContactPayload) as { properties: Record<string, StringSchema> }).properties;
+  /** Does a value satisfy what the document says (lengths and every pattern, ECMA-262 with `u`)? */
+  const documentAccepts = (schema: StringSchema, value: string) =>
+    value.length >= (schema.minLength ?? 0) &&
+    value.length <= (schema.maxLength ?? Infinity) &&
+    [schema.pattern, ...(schema.allOf ?? []).map((part) => part.pattern)].every((pattern) => pattern === undefined || new RegExp(pattern, 'u').test(value));
+  const samples = ['', ' ', ' \t\n ', 'a', ' Ada ', 'Ada\u0000', 'Ada \ud800', '\udfffAda', 'Ada \u{1F600}'];
+
+  it.each(['name', 'job_title', 'message'])('says exactly which %s values the server takes', (field) => {
+    for (const value of samples) {
+      const server = parseContactPayload({ ...valid, [field]: value }).ok;
+      expect([value, documentAccepts(published[field]!, value)]).toEqual([value, server]);
+    }
+  });
+
+  it('publishes "not blank" as a pattern, so "  " is refused by the document as by the server', () => {
+    expect(published['name']).toMatchObject({ minLength: 1, allOf: expect.arrayContaining([{ pattern: '\\S' }]) });
+    expect(parseContactPayload({ ...valid, name: '  ' })).toMatchObject({ ok: false, errors: [{ field: 'name', message: 'Name is required.' }] });
+  });
+
+  it('documents that the email is trimmed, since the address pattern alone would refuse surrounding spaces', () => {
+    expect(documentAccepts(published['work_email']!, ' ada@example.com ')).toBe(false);
+    expect(parseContactPayload({ ...valid, work_email: ' ada@example.com ' })).toMatchObject({ ok: true, payload: { work_email: 'ada@example.com' } });
+    expect(published['work_email']!.description).toContain('Surrounding white space is removed before the address is checked and stored');
+  });
+});
+
 describe('honeypot', () => {
   it.each([
     [{}, false],
@@ -114,6 +152,8 @@ describe('content type', () => {
   it('notices a declared charset other than UTF-8', () => {
     expect(declaresForeignCharset('application/json; charset=iso-8859-1')).toBe(true);
     expect(declaresForeignCharset('application/json; charset="latin1"')).toBe(true);
+    expect(declaresForeignCharset('application/json; charset=utf-16')).toBe(true);
+    expect(declaresForeignCharset('application/json; charset=')).toBe(true);
     expect(declaresForeignCharset('application/json; charset=UTF-8')).toBe(false);
     expect(declaresForeignCharset('application/json; charset=utf8')).toBe(false);
     expect(declaresForeignCharset('application/json')).toBe(false);
@@ -133,6 +173,15 @@ describe('Idempotency-Key header', () => {
 
   it.each([[''], ['""'], ['   '], ['k'.repeat(256)], ['caf\u00e9'], ['a\u0001b']])('refuses %j', (header) => {
     expect(parseIdempotencyKey(header)).toMatchObject({ ok: false, error: { field: 'Idempotency-Key' } });
+  });
+
+  it('publishes the rule it enforces as the IdempotencyKey schema', () => {
+    const schema = z.toJSONSchema(IdempotencyKey) as { pattern: string; minLength: number; maxLength: number };
+    expect(schema).toMatchObject({ minLength: 1, maxLength: 255 });
+    for (const key of ['', ' ', 'a', 'a b', ' a', 'a ', 'k'.repeat(255), 'k'.repeat(256), 'caf\u00e9', 'a\u0001b', '8e03978e-40d5-43e8-bc93-6894a57f9324']) {
+      const documented = key.length >= schema.minLength && key.length <= schema.maxLength && new RegExp(schema.pattern, 'u').test(key);
+      expect([key, documented]).toEqual([key, IdempotencyKey.safeParse(key).success]);
+    }
   });
 });
 

@@ -9,10 +9,11 @@ import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { CHAT_LIMITS } from '../../../src/features/chat/chat-request.ts';
 import { PRIORITIES } from '../../../src/features/contact/contact.ts';
-import { API_VERSION, createOpenApiDocument, OPERATION_IDS } from '../../../src/features/openapi/document.ts';
+import { API_VERSION, createOpenApiDocument, OPERATION_IDS } from '../../../src/api-docs/document.ts';
 
 const SITE = 'https://meridian-exchange.example';
-const document = createOpenApiDocument({ siteUrl: SITE });
+const NAME = 'Meridian Ad Exchange';
+const document = createOpenApiDocument({ siteName: NAME, siteUrl: SITE });
 
 // A loose view of the JSON for assertions.
 type Json = Record<string, any>; // any: these tests walk arbitrary JSON and let the assertions judge it
@@ -57,7 +58,7 @@ describe('the OpenAPI document', () => {
   });
 
   it('puts the data interface on its own origin when one is given', () => {
-    const split = createOpenApiDocument({ siteUrl: SITE, dataUrl: 'https://data.meridian-exchange.example/ignored-path' });
+    const split = createOpenApiDocument({ siteName: NAME, siteUrl: SITE, dataUrl: 'https://data.meridian-exchange.example/ignored-path' });
     expect(split.servers?.map((s) => s.url)).toEqual([SITE, 'https://data.meridian-exchange.example']);
   });
 
@@ -128,6 +129,44 @@ describe('the OpenAPI document', () => {
     }
   });
 
+  it('documents 431 on every operation: {code, message} on the data path, problem+json elsewhere', () => {
+    for (const [path, item] of Object.entries(doc['paths'] as Json)) {
+      for (const [method, op] of Object.entries(item as Json)) {
+        if (method === 'servers') continue;
+        const response = (op as Json)['responses']['431'] as Json | undefined;
+        expect(response, `${method} ${path}`).toBeDefined();
+        const [type, media] = Object.entries(response!['content'] as Json)[0] as [string, Json];
+        if (path === '/api/v1/public/data') {
+          expect(type).toBe('application/json');
+          expect(media['schema']['required']).toEqual(['code', 'message']);
+          expect(media['schema']['properties']['code']['const']).toBe('headers_too_large');
+        } else {
+          expect(type, path).toBe('application/problem+json');
+          expect(media['schema']['properties']['status']['const']).toBe(431);
+          expect(media['schema']['properties']['code']['enum']).toEqual(['headers_too_large']);
+        }
+        expect(Object.keys(response!['headers'] as Json), path).toEqual(['Cache-Control']);
+      }
+    }
+  });
+
+  it('documents 405 with Allow on every path that refuses other methods, and not on the probes that answer any', () => {
+    const allow = (method: string, path: string) => operation(method, path)['responses']['405']?.['headers']?.['Allow']?.['schema']?.['examples']?.[0];
+    expect(allow('get', '/api/news')).toBe('GET, HEAD');
+    expect(allow('get', '/sellers.json')).toBe('GET, HEAD');
+    expect(allow('get', '/openapi.json')).toBe('GET, HEAD');
+    expect(allow('post', '/api/contact')).toBe('POST');
+    expect(allow('post', '/api/chat')).toBe('OPTIONS, POST');
+    expect(allow('get', '/api/v1/public/data')).toBe('GET, HEAD');
+    expect(operation('get', '/api/v1/public/data')['responses']['405']['content']['application/json']['schema']['properties']['code']['const']).toBe('method_not_allowed');
+    expect(operation('get', '/healthz')['responses']['405']).toBeUndefined();
+    expect(operation('get', '/readyz')['responses']['405']).toBeUndefined();
+  });
+
+  it('titles the document with the site name it is given', () => {
+    expect(createOpenApiDocument({ siteName: 'Example Exchange', siteUrl: SITE }).info.title).toBe('Example Exchange public API');
+  });
+
   it('documents 304 wherever an ETag is served', () => {
     for (const [method, path] of [['get', '/api/news'], ['get', '/sellers.json'], ['get', '/api/v1/public/data'], ['get', '/openapi.json']] as const) {
       const responses = operation(method, path)['responses'] as Json;
@@ -137,12 +176,14 @@ describe('the OpenAPI document', () => {
     }
   });
 
-  it('puts the RateLimit fields on every site response, and Retry-After and X-RateLimit-Scope on each 429', () => {
+  it('puts the RateLimit fields on every site response the limiter sees, and Retry-After and X-RateLimit-Scope on each 429', () => {
     for (const [method, path] of SITE_OPERATIONS) {
       for (const [status, response] of Object.entries(operation(method, path)['responses'] as Json)) {
         const headers = (response as Json)['headers'] as Json;
         for (const name of ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy']) {
-          expect(headers[name]?.['required'], `${path} ${status} ${name}`).toBe(true);
+          // 431 is refused before the limiter runs; a 405 to an unknown method (TRACE) too.
+          const expected = status === '431' ? undefined : status === '405' ? false : true;
+          expect(headers[name]?.['required'] ?? (headers[name] ? false : undefined), `${path} ${status} ${name}`).toBe(expected);
         }
         for (const name of ['Retry-After', 'X-RateLimit-Scope']) expect(headers[name]?.['required'] === true, `${path} ${status} ${name}`).toBe(status === '429');
       }
@@ -153,7 +194,11 @@ describe('the OpenAPI document', () => {
     for (const [status, response] of Object.entries(operation('get', '/api/v1/public/data')['responses'] as Json)) {
       const headers = (response as Json)['headers'] as Json;
       for (const name of ['X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Daily-Quota-Remaining']) {
-        expect(headers[name]?.['required'], `${status} ${name}`).toBe(true);
+        if (status === '431') {
+          expect(headers[name], `${status} ${name}`).toBeUndefined();
+          continue;
+        }
+        expect(headers[name]?.['required'] === true, `${status} ${name}`).toBe(status !== '405');
         expect(headers[name]['schema']['type']).toBe('integer');
       }
       expect(headers['Retry-After']?.['required'] === true, status).toBe(status === '429');
@@ -178,7 +223,7 @@ describe('the OpenAPI document', () => {
   });
 
   it('is the same JSON for the same input, so the prebuilt file keeps its ETag across builds', () => {
-    expect(JSON.stringify(createOpenApiDocument({ siteUrl: SITE }))).toBe(JSON.stringify(document));
+    expect(JSON.stringify(createOpenApiDocument({ siteName: NAME, siteUrl: SITE }))).toBe(JSON.stringify(document));
   });
 });
 

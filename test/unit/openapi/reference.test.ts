@@ -4,11 +4,13 @@
  */
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { curlSample, fetchSample, shellQuote } from '../../../src/features/openapi/code-samples.ts';
-import { createOpenApiDocument, OPERATION_IDS } from '../../../src/features/openapi/document.ts';
-import { describe as describeSchema, inlineMarkdown, paragraphs, referenceView, typeLabel } from '../../../src/features/openapi/reference.ts';
+import { curlSample, fetchSample, shellQuote } from '../../../src/api-docs/code-samples.ts';
+import { createOpenApiDocument, OPERATION_IDS } from '../../../src/api-docs/document.ts';
+import { inlineMarkdown, paragraphs } from '../../../src/api-docs/reference/markdown.ts';
+import { describe as describeSchema, typeLabel } from '../../../src/api-docs/reference/schema-text.ts';
+import { referenceView } from '../../../src/api-docs/reference/view.ts';
 
-const view = referenceView(createOpenApiDocument({ siteUrl: 'https://meridian-exchange.example' }));
+const view = referenceView(createOpenApiDocument({ siteName: 'Meridian Ad Exchange', siteUrl: 'https://meridian-exchange.example' }));
 const operations = view.tags.flatMap((tag) => tag.operations);
 const byId = (id: string) => {
   const op = operations.find((o) => o.id === id);
@@ -39,7 +41,14 @@ describe('the API reference view', () => {
 
   it('gives each response its status, reason, headers, codes and example', () => {
     const stats = byId('getDailyStats');
-    expect(stats.responses.map((r) => `${r.status} ${r.reason}`)).toEqual(['200 OK', '304 Not Modified', '400 Bad Request', '429 Too Many Requests']);
+    expect(stats.responses.map((r) => `${r.status} ${r.reason}`)).toEqual([
+      '200 OK',
+      '304 Not Modified',
+      '400 Bad Request',
+      '405 Method Not Allowed',
+      '429 Too Many Requests',
+      '431 Request Header Fields Too Large',
+    ]);
     const refused = stats.responses.find((r) => r.status === '429')!;
     expect(refused.codes).toEqual(['SVC1010']);
     expect(refused.headers.map((h) => h.name)).toEqual(expect.arrayContaining(['X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Daily-Quota-Remaining', 'Retry-After']));

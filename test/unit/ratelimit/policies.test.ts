@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/app/config.ts';
-import { policiesFromConfig, routeClassOf } from '../../../src/features/ratelimit/policies.ts';
+import { policiesFromConfig } from '../../../src/features/ratelimit/policies.ts';
 
 describe('policies', () => {
   it('use the issue’s defaults', () => {
@@ -22,6 +22,9 @@ describe('policies', () => {
           "data-minute 60/60s bucket",
           "data-day 5000/86400s utc-day",
         ],
+        "page": [
+          "page-minute 240/60s bucket",
+        ],
         "site": [
           "site-minute 300/60s bucket",
         ],
@@ -42,46 +45,5 @@ describe('policies', () => {
       }),
     );
     expect([...p.chat, ...p.contact, ...p.data].map((w) => w.limit)).toEqual([1, 2, 3, 1, 4, 5, 6, 7]);
-  });
-});
-
-describe('routeClassOf', () => {
-  it.each([
-    ['GET', '/api/v1/public/data', 'data'],
-    ['POST', '/api/v1/public/data', 'data'],
-    ['GET', '/api/v1/public/anything/else', 'data'],
-    ['GET', '/api/v1/public', 'data'],
-    ['POST', '/api/chat', 'chat'],
-    ['post', '/api/chat', 'chat'],
-    ['POST', '/api/contact', 'contact'],
-    ['GET', '/api/chat', 'site'],
-    ['OPTIONS', '/api/chat', 'site'],
-    ['OPTIONS', '/api/v1/public/data', 'data'],
-    ['GET', '/api/v1/publicity', 'site'],
-    ['GET', '/api/news', 'site'],
-    ['GET', '/api/unknown-route', 'site'],
-    ['GET', '/api', 'site'],
-    ['GET', '/sellers.json', 'site'],
-    ['HEAD', '/sellers.json', 'site'],
-    ['GET', '/', null],
-    ['GET', '/news/some-article', null],
-    ['GET', '/_astro/index.abc123.js', null],
-    ['GET', '/healthz', null],
-    ['GET', '/apiary', null],
-    ['GET', '/api-docs', null],
-  ] as const)('%s %s is %s', (method, path, expected) => {
-    expect(routeClassOf(method, path)).toBe(expected);
-  });
-
-  it('sees through spellings a lenient router would accept', () => {
-    expect(routeClassOf('POST', '/api/chat/')).toBe('chat');
-    expect(routeClassOf('POST', '//api//chat')).toBe('chat');
-    expect(routeClassOf('POST', '/api/%63hat')).toBe('chat');
-    expect(routeClassOf('GET', '/api%2Fv1/public/data')).toBe('data');
-  });
-
-  it('does not throw on a malformed percent escape', () => {
-    expect(routeClassOf('GET', '/api/%zz')).toBe('site');
-    expect(routeClassOf('GET', '/%E0%A4%A')).toBe(null);
   });
 });

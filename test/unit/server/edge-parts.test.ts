@@ -4,8 +4,8 @@ import { gunzipSync, brotliDecompressSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { readBody } from '../../../src/server/body.ts';
 import { HttpError, renderError, toHttpError } from '../../../src/lib/http-error.ts';
-import { ResponseCache } from '../../../src/server/response-cache.ts';
-import { parseTarget } from '../../../src/server/http.ts';
+import { ENTRY_OVERHEAD_BYTES, ResponseCache } from '../../../src/server/response-cache.ts';
+
 import { acceptedEncodings, cacheControlFor, etagMatches, negotiate, storeBody, variantEtag } from '../../../src/server/static-files.ts';
 
 describe('problem rendering', () => {
@@ -95,15 +95,6 @@ async function roundTrip(handler: (req: IncomingMessage, res: ServerResponse) =>
   });
 }
 
-describe('parseTarget', () => {
-  it('takes origin-form and absolute-form targets and collapses repeated slashes', () => {
-    expect(parseTarget('/api/news?x=1')?.href).toBe('http://edge.invalid/api/news?x=1');
-    expect(parseTarget('//api//chat')?.pathname).toBe('/api/chat');
-    expect(parseTarget('http://evil.example//api/chat?a=b//c')?.href).toBe('http://edge.invalid/api/chat?a=b//c');
-    expect(parseTarget('*')).toBeUndefined();
-    expect(parseTarget('api/news')).toBeUndefined();
-  });
-});
 
 describe('readBody', () => {
   it('returns the bytes of a body within the limit', async () => {
@@ -130,10 +121,24 @@ describe('readBody', () => {
 });
 
 describe('ResponseCache', () => {
-  it('normalises the key so parameter order does not matter', () => {
-    const a = ResponseCache.keyOf(new URL('http://x/api/v1/public/data?endDate=2026-01-02&startDate=2026-01-01'));
-    const b = ResponseCache.keyOf(new URL('http://x/api/v1/public/data?startDate=2026-01-01&endDate=2026-01-02'));
-    expect(a).toBe(b);
+  it('charges each entry its key bytes and overhead, and never holds more than its bound', async () => {
+    const maxBytes = 256 * 1024;
+    const cache = new ResponseCache({ maxBytes, maxTtlMs: 60_000 });
+    const longKey = (i: number) => `/stats?startDate=${i}${'j'.repeat(12_000)}`;
+    for (let i = 0; i < 40; i++) {
+      const { server } = await roundTrip((req, res) => {
+        cache.capture(longKey(i), req, res);
+        res.setHeader('cache-control', 'public, max-age=30');
+        res.end('{}');
+      });
+      server();
+    }
+    await new Promise((r) => setTimeout(r, 20));
+    // A two-byte body under a 12 KB key costs more than 24 KB: at most ten such entries fit.
+    expect(cache.size).toBeGreaterThan(0);
+    expect(cache.size).toBeLessThanOrEqual(10);
+    expect(cache.bytes).toBeLessThanOrEqual(maxBytes);
+    expect(cache.bytes).toBeGreaterThanOrEqual(cache.size * (24_000 + ENTRY_OVERHEAD_BYTES));
   });
 
   it('stores a public response, replays only content headers, and purges by prefix', async () => {

@@ -4,7 +4,7 @@
  * and src/server/http.ts serves; the contract tests check every real response against them.
  */
 import { z } from 'zod';
-import type { Window } from '../ratelimit/policies.ts';
+import type { Window } from '../features/ratelimit/policies.ts';
 
 /** A header holding a whole number (HTTP fields are text; the schema describes the number). */
 const count = (description: string, example: number) => z.int().nonnegative().meta({ description, examples: [example] });

@@ -1,7 +1,8 @@
 /**
- * Raw events to one `daily_stat` row per UTC day. A plain function: the scheduler, the backfill
- * CLI, the seeder and tests all call it, and it returns `{ days, error? }` instead of throwing
- * (like kysely's Migrator).
+ * Raw events to one `daily_stat` row per UTC day, and every other statement the stats job runs
+ * (its advisory lock, the "tick already done" check). Plain functions: the scheduler
+ * (jobs/schedule.ts), the backfill CLI, the seeder and tests all call them, and the batch ones
+ * return `{ days, error? }` instead of throwing (like kysely's Migrator).
  *
  * One statement per batch of days, set-based: the batch's days come in as a VALUES list, each
  * is LEFT JOINed to its events by the half-open range [day start, next day start) in epoch ms,
@@ -13,10 +14,10 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { DbHandle } from '../src/db/create-db.ts';
-import type { Database } from '../src/db/schema.ts';
-import { checkDay, consecutiveRuns, dayOfInstant, formatDay, MS_PER_DAY, parseDay, startOfDayMs } from '../src/features/stats/calendar.ts';
-import { earliestEventAt, materializedDays } from '../src/features/stats/stats.server.ts';
+import type { DbHandle } from '../../db/create-db.ts';
+import type { Database } from '../../db/schema.ts';
+import { checkDay, consecutiveRuns, dayOfInstant, formatDay, MS_PER_DAY, parseDay, startOfDayMs } from './calendar.ts';
+import { earliestEventAt, materializedDays } from './stats.server.ts';
 
 export type JobLog = Pick<Logger, 'info' | 'warn' | 'error' | 'debug'>;
 
@@ -148,4 +149,44 @@ export async function materializeMissing(deps: MaterializeDeps, options: Materia
     if (result.error) return { days, error: result.error };
   }
   return { days };
+}
+
+/** pg advisory lock key of the stats job: "STAT" in ASCII, a constant every instance shares. */
+export const STATS_LOCK_KEY = 0x53_54_41_54;
+
+export type LockedRun<T> = { acquired: true; value: T } | { acquired: false };
+
+/**
+ * Run `work` while holding the stats advisory lock (PostgreSQL), or directly (SQLite: one
+ * writer process by design; WAL serialises writers and the job is idempotent anyway).
+ * Session-level lock on one pooled connection held for the whole run, since the work itself
+ * commits several transactions on other connections; released in `finally`, and by the server
+ * if the connection dies.
+ */
+export async function withStatsLock<T>(db: DbHandle, work: () => Promise<T>): Promise<LockedRun<T>> {
+  if (db.engine !== 'postgres') return { acquired: true, value: await work() };
+  return db.db.connection().execute(async (conn) => {
+    const { rows } = await sql<{ locked: boolean }>`SELECT pg_try_advisory_lock(CAST(${STATS_LOCK_KEY} AS bigint)) AS locked`.execute(conn);
+    if (rows[0]?.locked !== true) return { acquired: false } as const;
+    try {
+      return { acquired: true, value: await work() } as const;
+    } finally {
+      await sql`SELECT pg_advisory_unlock(CAST(${STATS_LOCK_KEY} AS bigint))`.execute(conn);
+    }
+  });
+}
+
+/**
+ * True when every day from `from` to `to` (inclusive) has a row materialised at or after
+ * `sinceMs`: another instance has already done the scheduled run of that instant.
+ */
+export async function daysWrittenSince(db: Kysely<Database>, from: string, to: string, sinceMs: number): Promise<boolean> {
+  const expected = parseDay(to) - parseDay(from) + 1;
+  const done = await db
+    .selectFrom('daily_stat')
+    .select((eb) => [eb.fn.countAll<number>().as('days'), eb.fn.min('materialized_at').as('oldest')])
+    .where('day', '>=', from)
+    .where('day', '<=', to)
+    .executeTakeFirst();
+  return Number(done?.days ?? 0) === expected && Number(done?.oldest ?? 0) >= sinceMs;
 }

@@ -1,0 +1,136 @@
+/**
+ * The one frame of every command in jobs/cli (and deploy/render-nginx.ts): flags, help, the
+ * configuration, the database, and what the process exits with. A command is its `main`, which
+ * gets parsed flags and returns its exit code; everything else happens here, the same way each
+ * time.
+ *
+ * Exit status follows sysexits(3):
+ *   0 done · 64 usage (unknown flag, bad value; the usage goes to stderr) · 78 configuration
+ *   (one line naming the variable, no stack) · 70 a bug (message and stack) · anything `main`
+ *   returns, which is not 0 for a partial success (e.g. events:import with refused records: 65).
+ *   A database that cannot be opened or migrated is 1, like any other failed run.
+ */
+import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
+import { ConfigError, loadConfig, type Config } from '../../src/app/config.ts';
+import type { DbHandle } from '../../src/db/create-db.ts';
+import { DatabaseOpenError, openMigratedDb, type OpenOptions } from '../../src/db/open-migrated-db.ts';
+
+export const EXIT_USAGE = 64;
+export const EXIT_SOFTWARE = 70;
+export const EXIT_CONFIG = 78;
+
+export interface Usage<O extends ParseArgsOptionsConfig> {
+  /** One line after `usage: `, e.g. `events-import FILE [--format ndjson|csv]`. */
+  synopsis: string;
+  /** parseArgs options; `--help`/`-h` is added. */
+  options: O;
+  /** Whether the command takes arguments besides flags (parseArgs refuses them otherwise). */
+  positionals?: boolean;
+  /** More lines for `--help` only, e.g. one per flag. */
+  details?: string;
+}
+
+type Parsed<O extends ParseArgsOptionsConfig> = ReturnType<typeof parseArgs<{ args: string[]; options: O; strict: true; allowPositionals: true }>>;
+
+export type CliValues<O extends ParseArgsOptionsConfig> = Parsed<O>['values'];
+
+export type CliParse<O extends ParseArgsOptionsConfig> =
+  | { kind: 'help' }
+  | { kind: 'usage'; message: string }
+  | { kind: 'run'; values: CliValues<O>; positionals: string[] };
+
+/** Strict parseArgs with `--help`/`-h` added; a flag it does not know, or a value missing, is a usage error. */
+export function parseCli<O extends ParseArgsOptionsConfig>(usage: Usage<O>, args: readonly string[]): CliParse<O> {
+  try {
+    const { values, positionals } = parseArgs({
+      args: [...args],
+      options: { ...usage.options, help: { type: 'boolean', short: 'h' } },
+      strict: true,
+      allowPositionals: usage.positionals ?? false,
+    });
+    if ((values as { help?: boolean }).help === true) return { kind: 'help' };
+    return { kind: 'run', values: values as CliValues<O>, positionals };
+  } catch (error) {
+    return { kind: 'usage', message: (error as Error).message };
+  }
+}
+
+/** Thrown by a `main` for arguments that parse but make no sense: exit 64 with the usage. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+export interface Cli<O extends ParseArgsOptionsConfig> {
+  values: CliValues<O>;
+  positionals: string[];
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  /** The validated configuration, read once from the environment. Throws ConfigError (exit 78). */
+  config(): Config;
+  /** DATABASE_URL opened and migrated on first call; closed when `main` has finished. */
+  db(options?: OpenOptions): Promise<DbHandle>;
+}
+
+export interface CliIo {
+  argv: readonly string[];
+  env: Record<string, string | undefined>;
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+}
+
+/**
+ * Run a command and resolve with its exit code; nothing is printed that `main` did not ask for
+ * except the usage, help and the one-line failures above. Callers: `if (import.meta.main)
+ * process.exitCode = await runCli(...)`, so importing a command runs nothing.
+ */
+export async function runCli<O extends ParseArgsOptionsConfig>(
+  name: string,
+  usage: Usage<O>,
+  main: (cli: Cli<O>) => Promise<number>,
+  io: Partial<CliIo> = {},
+): Promise<number> {
+  const { argv = process.argv.slice(2), env = process.env, stdout = process.stdout, stderr = process.stderr } = io;
+  const usageLine = `usage: ${usage.synopsis}\n`;
+  const parsed = parseCli(usage, argv);
+  if (parsed.kind === 'help') {
+    stdout.write(`${usageLine}${usage.details ? `${usage.details.trimEnd()}\n` : ''}`);
+    return 0;
+  }
+  if (parsed.kind === 'usage') {
+    stderr.write(`${name}: ${parsed.message}\n${usageLine}`);
+    return EXIT_USAGE;
+  }
+
+  let config: Config | undefined;
+  let handle: Promise<DbHandle> | undefined;
+  const loadOnce = () => (config ??= loadConfig(env));
+  const cli: Cli<O> = {
+    values: parsed.values,
+    positionals: parsed.positionals,
+    stdout,
+    stderr,
+    config: loadOnce,
+    db: (options) => (handle ??= Promise.resolve().then(() => openMigratedDb(loadOnce(), options))),
+  };
+  try {
+    return await main(cli);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      stderr.write(`${name}: ${error.message}\n${usageLine}`);
+      return EXIT_USAGE;
+    }
+    if (error instanceof ConfigError) {
+      stderr.write(`${name}: invalid configuration: ${error.problems.join('; ')} (see README.md, "Configuration")\n`);
+      return EXIT_CONFIG;
+    }
+    if (error instanceof DatabaseOpenError) {
+      stderr.write(`${name}: ${error.message}\n`);
+      return 1;
+    }
+    stderr.write(`${name}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    return EXIT_SOFTWARE;
+  } finally {
+    const opened = await handle?.catch(() => undefined);
+    await opened?.close();
+  }
+}

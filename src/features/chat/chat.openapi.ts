@@ -1,0 +1,113 @@
+/**
+ * `sendChatMessage` (POST /api/chat) for the OpenAPI document: the body is the ChatRequest
+ * schema the route validates with, and the error examples are what its parser and origin
+ * policy answer for bad input.
+ */
+import { z } from 'zod';
+import type { ZodOpenApiOperationObject } from 'zod-openapi';
+import { codeSamples } from '../../api-docs/code-samples.ts';
+import { siteOperation, type ApiContext } from '../../api-docs/context.ts';
+import { errorBody, problemExample, thrownBody, type Examples } from '../../api-docs/examples.ts';
+import { NoStoreHeaders, siteRateLimitHeaders } from '../../api-docs/headers.ts';
+import { errorResponses, invalidBody, methodNotAllowed, siteRateLimited, type Same } from '../../api-docs/responses.ts';
+import { PATHS } from '../../lib/paths.ts';
+import { CHAT_LIMITS, ChatRequest, parseChatRequest, type FieldError } from './chat-request.ts';
+import { CHAT_ALLOW } from './chat.server.ts';
+import { originError } from './origin-policy.ts';
+
+// One entry of the `errors` extension of a 400 problem. The `satisfies` line below fails the
+// type check if the route's FieldError and this schema ever differ.
+export const ChatFieldError = z
+  .object({
+    path: z.string().meta({ description: 'Where in the body, e.g. `messages[2].content`; empty for the body itself.', examples: ['messages'] }),
+    message: z.string().meta({ description: 'What is wrong with it (reads on from the path).', examples: ['must end with a message from the user'] }),
+  })
+  .meta({ id: 'ChatFieldError', description: 'One invalid member of the chat request.' });
+true satisfies Same<z.infer<typeof ChatFieldError>, FieldError>;
+
+export const chatExample: ChatRequest = {
+  messages: [
+    { role: 'user', content: 'Is there an API for your daily statistics?' },
+    { role: 'assistant', content: 'Yes: GET /api/v1/public/data returns one record per day for up to 31 days.' },
+    { role: 'user', content: 'How do I get July 2026 as JSON?' },
+  ],
+};
+
+export const chatReplyExample =
+  'Ask GET /api/v1/public/data?startDate=2026-07-01&endDate=2026-07-31: it answers one record per day ' +
+  'with txn_count, impr_count and service_revenue. No key is needed; keep each request within 31 days. ' +
+  'More in the API reference: /docs/api';
+
+const at = PATHS.chat;
+
+const ABOUT =
+  'Answers the last message of the conversation with a plain-text reply, streamed as it is written. ' +
+  'Browsers send Origin themselves; pages of origins the operator has not allowed get 403, and so do requests without Origin unless the operator allows them (CHAT_ALLOW_NO_ORIGIN).\n\n' +
+  `Body: JSON, at most ${CHAT_LIMITS.maxBodyBytes.toLocaleString('en')} bytes, ${CHAT_LIMITS.maxMessages} messages of ${CHAT_LIMITS.maxContentChars.toLocaleString('en')} characters. `;
+
+/** Error bodies of sendChatMessage, by status. */
+export function chatErrors(): Record<number, Examples> {
+  const limit = CHAT_LIMITS.maxBodyBytes;
+  return {
+    400: {
+      validation_failed: {
+        summary: 'The conversation does not end with the visitor',
+        value: thrownBody(() => parseChatRequest('application/json', JSON.stringify({ messages: [{ role: 'assistant', content: 'Hello! How can I help?' }] })), at),
+      },
+      empty_body: { summary: 'No body', value: thrownBody(() => parseChatRequest('application/json', ''), at) },
+    },
+    403: {
+      origin_not_allowed: {
+        summary: 'A page of another site',
+        value: errorBody(originError({ allowed: false, reason: 'not_listed', origin: 'https://elsewhere.example' }), at),
+      },
+    },
+    413: {
+      payload_too_large: {
+        summary: 'Body over the limit',
+        value: problemExample(at, 413, 'payload_too_large', { detail: `The request body exceeds ${limit} bytes.`, resolution: `Send at most ${limit} bytes.` }),
+      },
+    },
+    415: { unsupported_media_type: { summary: 'Not JSON', value: thrownBody(() => parseChatRequest('text/plain', 'Hello'), at) } },
+  };
+}
+
+export function sendChatMessage(context: ApiContext): ZodOpenApiOperationObject {
+  const headers = siteRateLimitHeaders(context.policies.chat);
+  const examples = chatErrors();
+  return {
+    ...siteOperation('sendChatMessage', 'Ask the site assistant', ABOUT, context.policies.chat),
+    requestParams: {
+      header: z.object({
+        Origin: z
+          .string()
+          .optional()
+          .meta({ description: "The calling page's origin (RFC 6454); browsers set it. Must be an allowed origin.", examples: [context.siteUrl] }),
+      }),
+    },
+    requestBody: { required: true, content: { 'application/json': { schema: ChatRequest, example: chatExample } } },
+    responses: {
+      '200': {
+        description: 'The reply, streamed as plain text while it is written. A failure after the first byte ends the text early.',
+        headers: headers.extend(NoStoreHeaders.shape),
+        content: { 'text/plain': { schema: z.string().meta({ description: "The assistant's reply (UTF-8 text)." }), example: chatReplyExample } },
+      },
+      ...errorResponses('site', at, headers, {
+        400: invalidBody('Bad Request: the messages payload is invalid (each problem listed in `errors`), malformed or missing.', examples[400]!, ChatFieldError),
+        403: { description: "Forbidden: the request's origin is not allowed to use the assistant.", examples: examples[403]! },
+        // Other methods are not limited as chat messages but as the site class.
+        405: methodNotAllowed(at, CHAT_ALLOW, siteRateLimitHeaders(context.policies.site), { detail: 'DELETE is not supported here; send the conversation with POST.' }),
+        413: { description: 'Content Too Large: the body is over the limit.', examples: examples[413]! },
+        415: { description: 'Unsupported Media Type: the body is not JSON.', examples: examples[415]! },
+        429: siteRateLimited(context.policies.chat, at),
+      }),
+    },
+    'x-codeSamples': codeSamples({
+      method: 'POST',
+      url: `${context.siteUrl}${at}`,
+      headers: { Origin: context.siteUrl },
+      body: { messages: [{ role: 'user', content: 'How do I get July 2026 as JSON?' }] },
+      streamed: true,
+    }),
+  };
+}

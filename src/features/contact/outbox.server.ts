@@ -1,0 +1,154 @@
+/**
+ * The contact outbox: forwards stored submissions to CONTACT_WEBHOOK_URL.
+ *
+ * The submission is committed first (status `pending`, due at once) and answered; delivery
+ * happens here, later, so a slow or failing webhook never loses or delays a submission. Each run
+ * claims due rows one at a time with a compare-and-set lease, POSTs them (ContactDelivery JSON),
+ * marks 2xx as `delivered` (never sent again) and reschedules anything else with exponential
+ * backoff and jitter, recording the error. Several instances may run it against one database.
+ *
+ * Redirects are not followed: a 3xx is a failed delivery (retried, its status recorded), so a
+ * submission only ever goes to the configured URL. Following one would re-send the personal data
+ * in the body to wherever the Location names (RFC 9110 section 15.4.8: a 307 or 308 repeats the
+ * POST with its body), a place nobody configured.
+ *
+ * The polling timer around `deliverPending` is jobs/outbox.ts.
+ *
+ * Delivery is at least once: if the process dies after the webhook's 2xx but before the row is
+ * marked, the lease runs out and the row is sent again. Every request carries
+ * `Idempotency-Key: contact-submission-<id>` so the receiver can drop the repeat.
+ */
+import type { Logger } from 'pino';
+import type { DbHandle } from '../../db/create-db.ts';
+import type { ContactSubmissionRow } from '../../db/schema.ts';
+import { contactDelivery } from './contact.ts';
+import { DEFAULT_BACKOFF, retryDelayMs, type BackoffPolicy } from './retry-backoff.ts';
+
+export interface OutboxDeps {
+  db: DbHandle;
+  log?: Logger | undefined;
+  webhookUrl: string;
+  fetch?: typeof fetch;
+  /** Epoch ms; Date.now by default. */
+  now?: () => number;
+  /** In [0, 1); Math.random by default. Spreads retries. */
+  random?: () => number;
+}
+
+export interface DeliverOptions {
+  /** Most rows one run takes. */
+  batchSize?: number;
+  /** How long one webhook request may take. */
+  requestTimeoutMs?: number;
+  /**
+   * How long a claimed row is reserved for this run. Longer than the request timeout, so a row
+   * is only picked up again when the run that claimed it has certainly finished with it.
+   */
+  leaseMs?: number;
+  backoff?: BackoffPolicy;
+}
+
+export interface DeliverResult {
+  delivered: number;
+  failed: number;
+  /** Set when the run itself stopped early, e.g. the database was unreachable. */
+  error?: unknown;
+}
+
+const DEFAULTS = { batchSize: 20, requestTimeoutMs: 10_000 } as const;
+
+/** One run over the due rows. Never throws: failures are counted, logged and rescheduled. */
+export async function deliverPending(deps: OutboxDeps, options: DeliverOptions = {}): Promise<DeliverResult> {
+  const now = deps.now ?? Date.now;
+  const doFetch = deps.fetch ?? fetch;
+  const batchSize = options.batchSize ?? DEFAULTS.batchSize;
+  const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs;
+  const leaseMs = options.leaseMs ?? requestTimeoutMs + 60_000;
+  const result: DeliverResult = { delivered: 0, failed: 0 };
+  const { db } = deps.db;
+
+  try {
+    const due = await db
+      .selectFrom('contact_submission')
+      .selectAll()
+      .where('delivery_status', '=', 'pending')
+      .where('next_attempt_at', '<=', now())
+      .orderBy('next_attempt_at')
+      .orderBy('id')
+      .limit(batchSize)
+      .execute();
+
+    for (const row of due) {
+      // Compare-and-set claim: only the run that still sees the row as we read it wins; any
+      // other instance's claim or reschedule changed next_attempt_at, and its update matches
+      // nothing here. Comparing the value read, not the clock, keeps clock skew out of it.
+      const claimed = await db
+        .updateTable('contact_submission')
+        .set({ next_attempt_at: now() + leaseMs })
+        .where('id', '=', row.id)
+        .where('delivery_status', '=', 'pending')
+        .where('next_attempt_at', '=', row.next_attempt_at)
+        .executeTakeFirst();
+      if (claimed.numUpdatedRows === 0n) continue;
+
+      const outcome = await post(doFetch, deps.webhookUrl, row, requestTimeoutMs);
+      const attempts = row.delivery_attempts + 1;
+      if (outcome.ok) {
+        await db
+          .updateTable('contact_submission')
+          .set({ delivery_status: 'delivered', delivered_at: now(), delivery_attempts: attempts, next_attempt_at: null, last_error: null })
+          .where('id', '=', row.id)
+          .where('delivery_status', '=', 'pending')
+          .execute();
+        result.delivered += 1;
+        deps.log?.info({ submission: row.id, attempts }, 'contact submission delivered');
+      } else {
+        const delay = retryDelayMs(attempts, deps.random, options.backoff ?? DEFAULT_BACKOFF);
+        await db
+          .updateTable('contact_submission')
+          .set({ delivery_attempts: attempts, next_attempt_at: now() + delay, last_error: outcome.error.slice(0, 1000) })
+          .where('id', '=', row.id)
+          .where('delivery_status', '=', 'pending')
+          .execute();
+        result.failed += 1;
+        deps.log?.warn({ submission: row.id, attempts, retryInMs: delay, status: outcome.status, error: outcome.error }, 'contact delivery failed');
+      }
+    }
+  } catch (error) {
+    result.error = error;
+    deps.log?.error({ err: error }, 'contact outbox run stopped');
+  }
+  return result;
+}
+
+/** `status`: the webhook's HTTP status when it answered; absent when it did not (timeout, refused). */
+type Outcome = { ok: true } | { ok: false; status?: number; error: string };
+
+async function post(doFetch: typeof fetch, url: string, row: ContactSubmissionRow, timeoutMs: number): Promise<Outcome> {
+  try {
+    const response = await doFetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'idempotency-key': `contact-submission-${row.id}`,
+        'user-agent': 'contact-outbox/1',
+      },
+      body: JSON.stringify(contactDelivery({ ...row, id: Number(row.id) })),
+      signal: AbortSignal.timeout(timeoutMs),
+      // A 3xx comes back as it is and counts as a failure (see the top of this file).
+      redirect: 'manual',
+    });
+    // Release the connection; the answer's body means nothing to us.
+    await response.body?.cancel().catch(() => {});
+    if (response.ok) return { ok: true };
+    const status = `HTTP ${response.status} ${response.statusText}`.trim();
+    const location = response.headers.get('location');
+    const error = response.status >= 300 && response.status < 400 ? `${status}: redirects are not followed${location ? ` (Location: ${location})` : ''}` : status;
+    return { ok: false, status: response.status, error };
+  } catch (error) {
+    const err = error as Error & { cause?: { code?: string; message?: string } };
+    if (err.name === 'TimeoutError') return { ok: false, error: `no answer within ${timeoutMs} ms` };
+    const cause = err.cause?.code ?? err.cause?.message;
+    return { ok: false, error: cause ? `${err.message} (${cause})` : err.message };
+  }
+}

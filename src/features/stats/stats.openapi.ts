@@ -1,0 +1,69 @@
+/**
+ * `getDailyStats` (GET /api/v1/public/data) for the OpenAPI document: the query is the
+ * DataQuery schema the handler validates with, the body the DataResponse it writes, and the
+ * refusals are what `parseDateRange` throws.
+ */
+import type { ZodOpenApiOperationObject } from 'zod-openapi';
+import { codeSamples } from '../../api-docs/code-samples.ts';
+import { describeWindows, type ApiContext } from '../../api-docs/context.ts';
+import { problemExample, thrownBody } from '../../api-docs/examples.ts';
+import { ConditionalRequestHeaders, dataRateLimitHeaders, dataRefusedHeaders } from '../../api-docs/headers.ts';
+import { cachedRead, errorResponses, methodNotAllowed } from '../../api-docs/responses.ts';
+import { PATHS } from '../../lib/paths.ts';
+import { DataResponse } from './data-record.ts';
+import { DataQuery, MAX_RANGE_DAYS, parseDateRange } from './date-range.ts';
+
+export const dataExample: DataResponse = {
+  status: 'Success',
+  data: [
+    { date: '2026-07-01', txn_count: 74, impr_count: 2398, service_revenue: 2519.64 },
+    { date: '2026-07-02', txn_count: 69, impr_count: 2431, service_revenue: 2204.1 },
+  ],
+};
+
+const at = PATHS.data;
+const refusal = (query: string) => thrownBody(() => parseDateRange(new URLSearchParams(query)), at);
+
+export function getDailyStats(context: ApiContext): ZodOpenApiOperationObject {
+  const headers = dataRateLimitHeaders(context.policies.data);
+  return {
+    operationId: 'getDailyStats',
+    tags: ['Community data'],
+    summary: 'Get Data: daily statistics for a date range',
+    description:
+      `One record per day of the range with transaction count, impression count and revenue. Both dates are required, YYYY-MM-DD (UTC days), endDate not before startDate, at most ${MAX_RANGE_DAYS} days counting both ends. ` +
+      'Days not materialised yet (today, the future) are absent. No credentials are needed.\n\n' +
+      `Limits (defaults): ${describeWindows(context.policies.data)} per client. Watch X-RateLimit-Remaining and X-Daily-Quota-Remaining, back off exponentially after a 429, and cache responses: ranges of settled days may be reused for a day (see Cache-Control) and revalidated with If-None-Match.`,
+    requestParams: { query: DataQuery, header: ConditionalRequestHeaders },
+    responses: {
+      ...cachedRead(headers, { description: 'The records of the range, ascending by date.', schema: DataResponse, example: dataExample }),
+      ...errorResponses('data', at, headers, {
+        400: {
+          description: 'Bad Request (SVC1005): a parameter is missing or invalid; the message names the rule.',
+          examples: {
+            tooLong: { summary: 'More than 31 days', value: refusal('startDate=2026-07-01&endDate=2026-08-15') },
+            reversed: { summary: 'endDate before startDate', value: refusal('startDate=2026-07-31&endDate=2026-07-01') },
+            malformed: { summary: 'Not YYYY-MM-DD', value: refusal('startDate=01/07/2026&endDate=2026-07-31') },
+            missing: { summary: 'A date missing', value: refusal('startDate=2026-07-01') },
+          },
+        },
+        405: methodNotAllowed(at, 'GET, HEAD', headers),
+        429: {
+          description: 'Too Many Requests (SVC1010): the rate limit or the daily quota is exceeded. Wait Retry-After seconds.',
+          examples: {
+            minute: {
+              summary: 'Too many requests this minute',
+              value: problemExample(at, 429, 'SVC1010', { detail: 'rate limit exceeded: too many requests in a given amount of time; retry after 42 seconds' }),
+            },
+            day: {
+              summary: 'Daily quota spent',
+              value: problemExample(at, 429, 'SVC1010', { detail: 'rate limit exceeded: the daily quota is spent; it resets at 00:00 UTC, in 3600 seconds' }),
+            },
+          },
+          headers: dataRefusedHeaders(context.policies.data),
+        },
+      }),
+    },
+    'x-codeSamples': codeSamples({ method: 'GET', url: `${context.dataUrl}${at}?startDate=2026-07-01&endDate=2026-07-31`, includeHeaders: true }),
+  };
+}

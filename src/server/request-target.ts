@@ -1,0 +1,72 @@
+/**
+ * One meaning per request: the request target is parsed and its path normalised exactly once,
+ * here, and every layer after it (route table, limits, CORS, CSP, cache key, Astro's router) sees
+ * that one path. Before this, Astro decoded `/api/v1/%70ublic/data` and routed it while the edge
+ * applied policies to the raw spelling, so an encoded path escaped the data format, CORS and the
+ * cache purge.
+ */
+
+/** Why a target was refused; the edge answers 400 with this text. */
+export class BadTarget extends Error {
+  override name = 'BadTarget';
+}
+
+/** RFC 3986 section 2.3: unreserved characters, which mean the same encoded or not. */
+const UNRESERVED = /[A-Za-z0-9\-._~]/;
+const HEX = /^[0-9A-Fa-f]{2}$/;
+
+/**
+ * Normalise a path (RFC 3986 section 6.2.2): decode percent-encoded unreserved characters, upper-case
+ * the hex digits of every other escape, and collapse repeated slashes. Refused (BadTarget): a
+ * malformed escape (`%zz`, a lone `%`), an encoded `/` or `\` (a second meaning for a segment
+ * boundary that routers disagree on), and dot segments (`.`, `..`, encoded or not), which no URL of
+ * ours contains and which would otherwise be resolved differently by each layer.
+ */
+export function normalisePath(raw: string): string {
+  let path = '';
+  for (let i = 0; i < raw.length; i++) {
+    const char = raw[i]!;
+    if (char !== '%') {
+      path += char;
+      continue;
+    }
+    const hex = raw.slice(i + 1, i + 3);
+    if (!HEX.test(hex)) throw new BadTarget(`The path has a malformed percent-escape at "${raw.slice(i, i + 3)}".`);
+    const decoded = String.fromCharCode(Number.parseInt(hex, 16));
+    if (decoded === '/' || decoded === '\\') throw new BadTarget('The path contains an encoded "/" or "\\".');
+    path += UNRESERVED.test(decoded) ? decoded : `%${hex.toUpperCase()}`;
+    i += 2;
+  }
+  path = path.replace(/\/{2,}/g, '/');
+  for (const segment of path.split('/')) {
+    if (segment === '.' || segment === '..') throw new BadTarget('The path contains a "." or ".." segment.');
+  }
+  return path;
+}
+
+/**
+ * The path and query of an origin-form or absolute-form target (RFC 9112 section 3.2), the path
+ * normalised; undefined when it is neither form. Resolved against a fixed base by concatenation,
+ * never as a relative reference, so `//host/path` cannot become a different host and path.
+ * Throws BadTarget for a path `normalisePath` refuses.
+ */
+export function parseTarget(target: string): URL | undefined {
+  let path: string;
+  if (target.startsWith('/')) path = target;
+  else if (/^https?:\/\//i.test(target)) {
+    // The authority is dropped; the path is taken as sent (the URL parser would resolve dot
+    // segments and re-encode, hiding what normalisePath must judge).
+    const afterScheme = target.indexOf('//') + 2;
+    const slash = target.indexOf('/', afterScheme);
+    const query = target.indexOf('?', afterScheme);
+    if (slash === -1 || (query !== -1 && query < slash)) path = `/${query === -1 ? '' : target.slice(query)}`;
+    else path = target.slice(slash);
+  } else return undefined;
+  const query = path.indexOf('?');
+  const pathname = normalisePath(query === -1 ? path : path.slice(0, query));
+  try {
+    return new URL(`http://edge.invalid${pathname}${query === -1 ? '' : path.slice(query)}`);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * The one route table of the edge. Each public path is declared once, with every policy the edge
+ * applies to it: which interface (and so which error format), CORS, CSP, body limit, rate class
+ * and which query parameters select a cached response. Every policy reads its answer from the
+ * `Route` that `routeOf` returns for the request's one normalised path (request-target.ts), so
+ * two spellings of one resource cannot get two policies.
+ */
+import { interfaceOf, type ApiInterface } from '../lib/http-error.ts';
+import { PATHS } from '../lib/paths.ts';
+import type { RateClass } from '../lib/rate-class.ts';
+
+export type { RateClass };
+
+export interface Route {
+  /** The canonical path of the resource; spellings with a trailing slash share it (cache key, purge). */
+  path: string;
+  /** Whose error format and headers the responses use (interface spec section 7). */
+  interface: ApiInterface;
+  /**
+   * `api`: JSON resources (locked-down CSP); `page`: documents (page CSP); `probe`: /healthz and
+   * /readyz (never limited or cached); `hidden`: framework internals that are not served in
+   * production (Astro's `/_image` endpoint: no page uses it, and it answered unlimited 500s).
+   */
+  kind: 'api' | 'page' | 'probe' | 'hidden';
+  /** `public`: any origin may read it (`*`, GET/HEAD); `origins`: ALLOWED_ORIGINS only; `none`. */
+  cors: 'public' | 'origins' | 'none';
+  /** Largest request body accepted, in bytes (413 past it, before Astro parses anything). */
+  bodyLimit: number;
+  /** The rate class a request spends, by method; null: not limited. */
+  rate: (method: string) => RateClass | null;
+  /**
+   * The query parameters that select the response, in key order. The cache key holds only these,
+   * so junk parameters cannot mint new entries.
+   */
+  query: readonly string[];
+  /**
+   * The handler refuses any other parameter (the data interface's 400 SVC1005): such a request is
+   * never answered from the cache, so the refusal is the same hit or miss.
+   */
+  strictQuery: boolean;
+}
+
+const KiB = 1024;
+/** Body limit of routes that take no body worth the name (a stray POST to a page). */
+const SMALL_BODY = 64 * KiB;
+
+const always =
+  (rateClass: RateClass | null) =>
+  (): RateClass | null =>
+    rateClass;
+/** POST spends the write's own windows; a CORS preflight or another method only the site's. */
+const writes =
+  (rateClass: RateClass) =>
+  (method: string): RateClass =>
+    method === 'POST' ? rateClass : 'site';
+
+function route(path: string, init: Partial<Omit<Route, 'path' | 'interface'>> & Pick<Route, 'kind'>): Route {
+  return {
+    path,
+    interface: interfaceOf(path),
+    cors: 'none',
+    bodyLimit: SMALL_BODY,
+    rate: always(init.kind === 'page' ? 'page' : 'site'),
+    query: [],
+    strictQuery: false,
+    ...init,
+  };
+}
+
+const readApi = (path: string) => route(path, { kind: 'api', cors: 'public' });
+
+/** Exact paths. */
+const EXACT = new Map<string, Route>(
+  [
+    readApi(PATHS.news),
+    readApi(PATHS.sellers),
+    readApi(PATHS.openapi),
+    route(PATHS.contact, { kind: 'api', cors: 'origins', bodyLimit: 32 * KiB, rate: writes('contact') }),
+    route(PATHS.chat, { kind: 'api', cors: 'origins', bodyLimit: 64 * KiB, rate: writes('chat') }),
+    // Every response of the data interface carries its own headers, whatever the method (issue 4).
+    route(PATHS.data, { kind: 'api', cors: 'public', rate: always('data'), query: ['startDate', 'endDate'], strictQuery: true }),
+    route(PATHS.healthz, { kind: 'probe', rate: always(null) }),
+    route(PATHS.readyz, { kind: 'probe', rate: always(null) }),
+    // Rendered per request from the same records as the data API; reads the same two parameters.
+    route(PATHS.stats, { kind: 'page', query: ['startDate', 'endDate'] }),
+  ].map((r) => [r.path, r]),
+);
+
+/** Everything else under the data prefix: the data interface's 404s and 405s, in its format. */
+const DATA_OTHER = route(PATHS.dataPrefix, { kind: 'api', cors: 'public', rate: always('data') });
+/** Any other `/api/...`: site-interface 404s. */
+const API_OTHER = route('/api', { kind: 'api', cors: 'origins' });
+const HIDDEN = route('/_image', { kind: 'hidden', rate: always('page') });
+/** Hashed build assets: immutable, fetched once per visitor; limiting them would only slow pages. */
+const ASSET = route('/_astro', { kind: 'page', rate: always(null) });
+const PAGE = route('/', { kind: 'page' });
+
+function under(path: string, prefix: string): boolean {
+  return path === prefix || path.startsWith(`${prefix}/`);
+}
+
+/** The route of a normalised path (request-target.ts); a trailing slash does not change it. */
+export function routeOf(pathname: string): Route {
+  const path = pathname.length > 1 && pathname.endsWith('/') ? pathname.slice(0, -1) : pathname;
+  const exact = EXACT.get(path);
+  if (exact) return exact;
+  if (under(path, PATHS.dataPrefix)) return DATA_OTHER;
+  if (under(path, '/api')) return API_OTHER;
+  if (under(path, '/_astro')) return ASSET;
+  // Astro's internal endpoints (`/_image`, `/_server-islands`, `/_actions`): none is used here.
+  if (path.startsWith('/_')) return HIDDEN;
+  return PAGE;
+}
+
+/**
+ * The response-cache key of a GET: the route's canonical path and only the parameters it reads,
+ * in the route's order (`?endDate=b&startDate=a&utm=x` and `?startDate=a&endDate=b` share one
+ * entry). Undefined when the request must not be answered from the cache: on a strict route, a
+ * parameter the handler refuses or one given twice.
+ */
+export function cacheKeyOf(route: Route, pathname: string, params: URLSearchParams): string | undefined {
+  // Declared paths key by their canonical spelling, so a purge by path finds every variant.
+  const path = EXACT.get(route.path) === route ? route.path : pathname;
+  if (route.strictQuery) {
+    let count = 0;
+    for (const name of params.keys()) {
+      if (!route.query.includes(name)) return undefined;
+      count++;
+    }
+    if (count > route.query.length) return undefined;
+  }
+  let key = path;
+  let separator = '?';
+  for (const name of route.query) {
+    const value = params.get(name);
+    if (value === null) continue;
+    key += `${separator}${encodeURIComponent(name)}=${encodeURIComponent(value)}`;
+    separator = '&';
+  }
+  return key;
+}

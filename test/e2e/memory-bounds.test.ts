@@ -1,0 +1,93 @@
+/**
+ * Nothing a client sends grows the server's memory without a bound (issue 16, item 1): thousands
+ * of distinct junk URLs (12 KB of query each) against the data API, the rendered stats page and
+ * Astro's image endpoint. Before the fix, 9,000 such requests grew the process by about 210 MB
+ * while the response cache believed it held 4 MB. The bound is measured, not guessed: the
+ * server's resident set size read from /proc/<pid>/status before and after.
+ */
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type RunningServer } from '../helpers/server.ts';
+
+let server: RunningServer;
+beforeAll(async () => {
+  server = await startServer({
+    RESPONSE_CACHE_MAX_BYTES: String(4 * 1024 * 1024),
+    RATE_LIMIT_DATA_MINUTE: '1000000',
+    RATE_LIMIT_DATA_DAY: '1000000',
+    RATE_LIMIT_SITE_MINUTE: '1000000',
+    RATE_LIMIT_PAGE_MINUTE: '1000000',
+  });
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+/** Resident set size of the server process, in MiB (Linux). */
+function rssMiB(pid: number): number {
+  const kib = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  return Number(kib) / 1024;
+}
+
+/** Send every URL, `concurrency` at a time; returns the status counts. */
+async function flood(urls: string[], concurrency = 16): Promise<Map<number, number>> {
+  const statuses = new Map<number, number>();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < urls.length) {
+        const res = await fetch(urls[next++]!);
+        await res.arrayBuffer();
+        statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+      }
+    }),
+  );
+  return statuses;
+}
+
+const junk = (i: number) => `${i}-${'j'.repeat(12_000)}`;
+const day = (i: number) => `2025-${String(1 + (i % 12)).padStart(2, '0')}-${String(1 + (i % 28)).padStart(2, '0')}`;
+
+/** Distinct URLs of each family that used to mint a cache entry (or worse) per request. */
+function junkUrls(base: string, n: number, offset: number): string[] {
+  const urls: string[] = [];
+  for (let i = offset; i < offset + n; i++) {
+    switch (i % 4) {
+      case 0:
+        urls.push(`${base}/api/v1/public/data?startDate=2026-01-01&endDate=2026-01-05&junk=${junk(i)}`);
+        break;
+      case 1:
+        urls.push(`${base}/stats/?startDate=2026-01-01&endDate=2026-01-05&junk=${junk(i)}`);
+        break;
+      case 2:
+        urls.push(`${base}/_image?href=/favicon.svg&junk=${junk(i)}`);
+        break;
+      default:
+        // Legitimate distinct queries: real entries, held within the cache's byte bound.
+        urls.push(`${base}/api/v1/public/data?startDate=${day(i)}&endDate=${day(i)}`);
+    }
+  }
+  return urls;
+}
+
+describe('memory under a flood of distinct URLs', () => {
+  it('stays within a stated bound of resident memory after 9,000 junk URLs', { timeout: 120_000 }, async () => {
+    const pid = server.child.pid!;
+    // Warm-up: JIT, Astro's routes, the first cache entries and the allocator's arenas.
+    await flood(junkUrls(server.url, 1_000, 0));
+    const before = rssMiB(pid);
+    const statuses = await flood(junkUrls(server.url, 9_000, 1_000));
+    const after = rssMiB(pid);
+    const growth = after - before;
+    console.log(`RSS ${before.toFixed(1)} MiB -> ${after.toFixed(1)} MiB (+${growth.toFixed(1)} MiB) over 9,000 requests; statuses ${JSON.stringify([...statuses])}`);
+    // Junk is refused or ignored, never a server error.
+    expect([...statuses.keys()].every((status) => status < 500)).toBe(true);
+    expect(statuses.get(400)).toBeGreaterThanOrEqual(2_000);
+    expect(statuses.get(404)).toBeGreaterThanOrEqual(2_000);
+    // The bound: the 4 MiB cache, plus room for V8's heap to breathe. Before the fix the same
+    // flood grew the process by ~210 MB.
+    expect(growth).toBeLessThan(48);
+    const health = await fetch(`${server.url}/healthz`);
+    expect(health.status).toBe(200);
+  });
+});

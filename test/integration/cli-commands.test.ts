@@ -1,0 +1,123 @@
+/**
+ * Every command in jobs/cli and deploy/render-nginx.ts run as its npm script runs it: one frame
+ * (runCli) for help, flags and exit codes, and help that never acts.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { tempSqliteUrl } from '../helpers/server.ts';
+
+const execFileAsync = promisify(execFile);
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+async function command(script: string, args: string[], env: Record<string, string> = {}): Promise<Run> {
+  try {
+    const { stdout, stderr } = await execFileAsync(process.execPath, [script, ...args], { env: { PATH: process.env['PATH'] ?? '', ...env } });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+const COMMANDS = [
+  'jobs/cli/contact-export.ts',
+  'jobs/cli/data-fetch.ts',
+  'jobs/cli/events-import.ts',
+  'jobs/cli/migrate.ts',
+  'jobs/cli/news-new.ts',
+  'jobs/cli/seed.ts',
+  'jobs/cli/stats-materialize.ts',
+  'deploy/render-nginx.ts',
+];
+
+const NEWS_DIR = join(import.meta.dirname, '..', '..', 'content', 'news');
+
+/**
+ * Run a command with a fresh DATABASE_URL; report whether it created the database or any file in
+ * content/news (news:new writes there), and remove what it created.
+ */
+async function commandLeavingTraces(script: string, args: string[]): Promise<Run & { createdDatabase: boolean; createdArticles: string[] }> {
+  const database = tempSqliteUrl();
+  const before = new Set(readdirSync(NEWS_DIR));
+  const run = await command(script, args, { DATABASE_URL: database });
+  const createdArticles = readdirSync(NEWS_DIR).filter((name) => !before.has(name));
+  for (const name of createdArticles) rmSync(join(NEWS_DIR, name));
+  return { ...run, createdDatabase: existsSync(database), createdArticles };
+}
+
+describe.each(COMMANDS)('%s', (script) => {
+  it.each(['--help', '-h'])('prints its usage for %s and exits 0 without acting', async (flag) => {
+    const run = await commandLeavingTraces(script, [flag]);
+    expect(run).toMatchObject({ code: 0, stderr: '', createdDatabase: false, createdArticles: [] });
+    expect(run.stdout).toMatch(/^usage: /);
+  });
+
+  it('exits 64 with the usage on stderr for an unknown flag, without acting', async () => {
+    const run = await commandLeavingTraces(script, ['--no-such-flag']);
+    expect(run).toMatchObject({ code: 64, stdout: '', createdDatabase: false, createdArticles: [] });
+    expect(run.stderr).toMatch(/^[a-z-]+: Unknown option '--no-such-flag'[^\n]*\nusage: [^\n]+\n$/);
+  });
+});
+
+describe('news:new', () => {
+  it('does not write content/news/help.md for `npm run news:new -- --help`', async () => {
+    const run = await commandLeavingTraces('jobs/cli/news-new.ts', ['--help']);
+    expect(run.createdArticles).toEqual([]);
+    expect(run.stdout).toContain('usage: npm run news:new -- "Heading of the article"');
+  });
+});
+
+describe('exit codes of the database commands', () => {
+  it('exits 78 with one line naming the variable, and no stack, on a configuration error', async () => {
+    const run = await command('jobs/cli/migrate.ts', [], { SQLITE_SYNCHRONOUS: 'OFF' });
+    expect(run.code).toBe(78);
+    expect(run.stderr).toMatchInlineSnapshot(`
+      "migrate: invalid configuration: SQLITE_SYNCHRONOUS: Invalid option: expected one of "NORMAL"|"FULL" (got "OFF") (see README.md, "Configuration")
+      "
+    `);
+  });
+
+  it('exits 1 with one line when the database cannot be reached', async () => {
+    const run = await command('jobs/cli/stats-materialize.ts', ['--missing'], { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nothing' });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe('stats-materialize: opening and migrating postgres://127.0.0.1:1/nothing failed: connect ECONNREFUSED 127.0.0.1:1\n');
+  });
+
+  it('exits 65 from events:import when some records were refused, after storing the valid ones', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'events-import-'));
+    const file = join(dir, 'events.ndjson');
+    writeFileSync(
+      file,
+      [
+        JSON.stringify({ id: 'ok-1', occurred_at: '2025-03-01T10:00:00Z', kind: 'impression' }),
+        JSON.stringify({ id: 'bad-1', occurred_at: 'yesterday', kind: 'impression' }),
+        JSON.stringify({ id: 'ok-2', occurred_at: '2025-03-01T11:00:00Z', kind: 'transaction', revenue: '1.50' }),
+      ].join('\n'),
+    );
+    const env = { DATABASE_URL: join(dir, 'site.db') };
+    const run = await command('jobs/cli/events-import.ts', [file], env);
+    expect(run.code).toBe(65);
+    expect(run.stderr).toMatch(/^line 2: /m);
+    expect(run.stdout).toContain(`3 records from ${file} (ndjson): 2 inserted, 0 already present, 1 refused.`);
+
+    writeFileSync(file, JSON.stringify({ id: 'ok-3', occurred_at: '2025-03-02T10:00:00Z', kind: 'impression' }));
+    expect(await command('jobs/cli/events-import.ts', [file], env)).toMatchObject({ code: 0 });
+  });
+
+  it('migrates with `npm run migrate` and reports what it applied', async () => {
+    const database = tempSqliteUrl();
+    const first = await command('jobs/cli/migrate.ts', [], { DATABASE_URL: database });
+    expect(first).toEqual({ code: 0, stdout: `applied: 0001-initial\nsqlite:${database} is up to date (1 applied now)\n`, stderr: '' });
+    const again = await command('jobs/cli/migrate.ts', [], { DATABASE_URL: database });
+    expect(again.stdout).toBe(`sqlite:${database} is up to date (0 applied now)\n`);
+  });
+});
