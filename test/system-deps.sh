@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# Run before `npm test`: the suite drives real nginx (fleet test) and real Chromium (page tests)
-# from Debian's packages. Install whichever is missing when we can (root with apt-get), otherwise
-# say exactly what to install.
+# Run before `npm test`: the suite drives real programs from Debian's packages: PostgreSQL and
+# Redis (test/global-setup.ts starts private servers of both; none needs to be running), nginx
+# (fleet test) and Chromium (page tests). Install whichever is missing when we can (root with
+# apt-get), otherwise say exactly what to install.
 set -euo pipefail
 missing=()
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing+=(nginx-light)
 command -v chromium >/dev/null || [ -x /usr/bin/chromium ] || missing+=(chromium)
+# The private cluster needs the server binaries (initdb, postgres), not only the client.
+compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || missing+=(postgresql)
+command -v redis-server >/dev/null || missing+=(redis-server)
 [ ${#missing[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   echo "Installing Debian packages for the tests: ${missing[*]}" >&2

@@ -4,7 +4,7 @@
  * features' `*.openapi.ts` factories take this and nothing else, so they need no configuration.
  */
 import { EnvSchema } from '../app/config.ts';
-import { policiesFromConfig, type RateLimitConfig, type RouteClass, type Window } from '../features/ratelimit/policies.ts';
+import { policiesFromConfig, type RateLimitConfig, type RateClass, type Window } from '../features/ratelimit/policies.ts';
 
 /** The published version of the site interface (interface spec section 9). */
 export const API_VERSION = '1.0.0';
@@ -25,7 +25,7 @@ export interface ApiContext {
   siteUrl: string;
   /** Origin of the community data interface. */
   dataUrl: string;
-  policies: Record<RouteClass, Window[]>;
+  policies: Record<RateClass, Window[]>;
 }
 
 export function apiContext(options: OpenApiOptions): ApiContext {

@@ -5,7 +5,7 @@
  * `npm run lighthouse` runs with the same function. HTML reports go to test-results/lighthouse.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSite, type Site } from './browser/browser.ts';
+import { startSite, type Site } from '../helpers/browser.ts';
 import { CATEGORIES, THRESHOLD, belowThreshold, formatTable, lighthousePages, runLighthouse } from './browser/lighthouse-run.ts';
 
 let site: Site;

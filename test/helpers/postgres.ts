@@ -1,12 +1,19 @@
 /**
- * A throwaway PostgreSQL database per test file on the machine's server (127.0.0.1:5432, trust
- * auth). Created from the `test` database, dropped afterwards. Tests that use it run in CI
- * unconditionally: a missing server is a failure, not a skip.
+ * A throwaway PostgreSQL database per test file, on the run's server: the private cluster that
+ * test/global-setup.ts starts, or the one TEST_PG_URL names (a role that may create databases).
+ * Dropped afterwards. Tests that use it run everywhere unconditionally: no server is a failure,
+ * not a skip.
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { inject } from 'vitest';
+import { createDb, type DbHandle } from '../../src/db/create-db.ts';
+import { migrateToLatest } from '../../src/db/migrations/index.ts';
 
-export const PG_ADMIN_URL = process.env['TEST_PG_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
+/** The URL of a database on the run's server as a role that may create databases. */
+export function pgAdminUrl(): string {
+  return inject('pgAdminUrl');
+}
 
 export interface TempDatabase {
   url: string;
@@ -15,19 +22,20 @@ export interface TempDatabase {
 
 export async function createTempDatabase(prefix = 't'): Promise<TempDatabase> {
   const name = `${prefix}_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+  const adminUrl = pgAdminUrl();
+  const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {
     await admin.query(`create database ${name}`);
   } finally {
     await admin.end();
   }
-  const url = new URL(PG_ADMIN_URL);
+  const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
     async drop() {
-      const client = new pg.Client({ connectionString: PG_ADMIN_URL });
+      const client = new pg.Client({ connectionString: adminUrl });
       await client.connect();
       try {
         await client.query(`drop database if exists ${name} with (force)`);
@@ -36,4 +44,28 @@ export async function createTempDatabase(prefix = 't'): Promise<TempDatabase> {
       }
     },
   };
+}
+
+export interface MigratedDatabase {
+  url: string;
+  /** An open handle on it (as the application opens one). */
+  handle: DbHandle;
+  /** Close the handle, then drop the database. */
+  drop(): Promise<void>;
+}
+
+/** A throwaway database (see createTempDatabase) with every migration applied. */
+export async function createMigratedDatabase(prefix = 't'): Promise<MigratedDatabase> {
+  const temp = await createTempDatabase(prefix);
+  const handle = createDb(temp.url);
+  const drop = async () => {
+    await handle.close();
+    await temp.drop();
+  };
+  const migration = await migrateToLatest(handle.db, handle.engine);
+  if (migration.error) {
+    await drop();
+    throw migration.error;
+  }
+  return { url: temp.url, handle, drop };
 }

@@ -3,23 +3,14 @@
  * output, its on-disk cache, and its exit codes.
  */
 import { spawn } from 'node:child_process';
-import { createServer, type AddressInfo } from 'node:net';
 import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { materialize } from '../../src/features/stats/materialize.server.ts';
-import type { DataRecord } from '../../src/client/data-client.ts';
-import { createDb } from '../../src/db/create-db.ts';
-import { migrateToLatest } from '../../src/db/migrations/index.ts';
-import type { NewEvent } from '../../src/db/schema.ts';
+import { describe, expect, it } from 'vitest';
 import { dayOfInstant, formatDay } from '../../src/features/stats/calendar.ts';
-import { toDataRecord } from '../../src/features/stats/data-handler.server.ts';
-import { eventsForDay, mulberry32 } from '../../src/features/stats/seed-events.ts';
-import { insertEvents, readDailyStats } from '../../src/features/stats/stats.server.ts';
-import { startServer, tempSqliteUrl, type RunningServer } from '../helpers/server.ts';
+import { freePort } from '../helpers/processes.ts';
+import { useStatsServers } from '../helpers/stats-server.ts';
 
-const TODAY = dayOfInstant(Date.now());
 /** Three whole months ending two months ago: settled, and inside the seeded days. */
 const now = new Date();
 const RANGE = {
@@ -27,44 +18,8 @@ const RANGE = {
   to: formatDay(dayOfInstant(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 0))),
 };
 
-let databaseUrl: string;
-const started: RunningServer[] = [];
-
 /** 200 days of light synthetic traffic up to yesterday, materialised. */
-beforeAll(async () => {
-  databaseUrl = tempSqliteUrl();
-  const handle = createDb(databaseUrl);
-  try {
-    expect((await migrateToLatest(handle.db, handle.engine)).error).toBeUndefined();
-    const plan = { firstDay: TODAY - 200, lastDay: TODAY - 1, baseImpressions: 20, seed: 5 };
-    const random = mulberry32(plan.seed);
-    const events: NewEvent[] = [];
-    for (let day = plan.firstDay; day <= plan.lastDay; day++) events.push(...eventsForDay(plan, day, random));
-    await handle.db.transaction().execute((trx) => insertEvents(trx, events));
-    expect((await materialize({ db: handle }, formatDay(plan.firstDay), formatDay(plan.lastDay))).error).toBeUndefined();
-  } finally {
-    await handle.close();
-  }
-});
-
-afterAll(async () => {
-  await Promise.all(started.map((server) => server.stop()));
-});
-
-async function boot(env: Record<string, string> = {}): Promise<RunningServer> {
-  const server = await startServer({ DATABASE_URL: databaseUrl, ...env });
-  started.push(server);
-  return server;
-}
-
-async function fromDatabase(from: string, to: string): Promise<DataRecord[]> {
-  const handle = createDb(databaseUrl);
-  try {
-    return (await readDailyStats(handle.db, from, to)).map(toDataRecord);
-  } finally {
-    await handle.close();
-  }
-}
+const { boot, fromDatabase } = useStatsServers({ days: 200, seed: 5 });
 
 interface Run {
   code: number | null;
@@ -86,13 +41,8 @@ function dataFetch(args: string[]): Promise<Run> {
 }
 
 /** A URL nothing listens on: a port that was free a moment ago. */
-function deadUrl(): Promise<string> {
-  return new Promise((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(`http://127.0.0.1:${port}`));
-    });
-  });
+async function deadUrl(): Promise<string> {
+  return `http://127.0.0.1:${await freePort()}`;
 }
 
 describe('data:fetch', () => {

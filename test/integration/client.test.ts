@@ -4,17 +4,11 @@
  * before being refused, backing off when refused anyway, stopping when the daily quota is spent,
  * and asking nothing again for settled months.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { materialize } from '../../src/features/stats/materialize.server.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { getDailyStats, DailyQuotaExceededError, type DataRecord, type FetchLike, type WaitNotice } from '../../src/client/data-client.ts';
-import { createDb } from '../../src/db/create-db.ts';
-import { migrateToLatest } from '../../src/db/migrations/index.ts';
-import type { NewEvent } from '../../src/db/schema.ts';
 import { dayOfInstant, formatDay } from '../../src/features/stats/calendar.ts';
-import { toDataRecord } from '../../src/features/stats/data-handler.server.ts';
-import { eventsForDay, mulberry32 } from '../../src/features/stats/seed-events.ts';
-import { insertEvents, readDailyStats } from '../../src/features/stats/stats.server.ts';
-import { startServer, tempSqliteUrl, type RunningServer } from '../helpers/server.ts';
+import type { RunningServer } from '../helpers/server.ts';
+import { useStatsServers } from '../helpers/stats-server.ts';
 
 const TODAY = dayOfInstant(Date.now());
 /** First and last day of the calendar month `offset` months from the current one (UTC). */
@@ -27,45 +21,8 @@ function month(offset: number): { first: string; last: string } {
 /** Twelve whole months ending two months ago: every day settled and materialised. */
 const YEAR = { from: month(-13).first, to: month(-2).last };
 
-let databaseUrl: string;
-const started: RunningServer[] = [];
-
 /** 450 days of light synthetic traffic up to yesterday, materialised. */
-beforeAll(async () => {
-  databaseUrl = tempSqliteUrl();
-  const handle = createDb(databaseUrl);
-  try {
-    expect((await migrateToLatest(handle.db, handle.engine)).error).toBeUndefined();
-    const plan = { firstDay: TODAY - 450, lastDay: TODAY - 1, baseImpressions: 20, zeroDayOffsets: [100], seed: 12 };
-    const random = mulberry32(plan.seed);
-    const events: NewEvent[] = [];
-    for (let day = plan.firstDay; day <= plan.lastDay; day++) events.push(...eventsForDay(plan, day, random));
-    await handle.db.transaction().execute((trx) => insertEvents(trx, events));
-    expect(await materialize({ db: handle }, formatDay(plan.firstDay), formatDay(plan.lastDay))).toEqual({ days: 450 });
-  } finally {
-    await handle.close();
-  }
-});
-
-afterAll(async () => {
-  await Promise.all(started.map((server) => server.stop()));
-});
-
-async function boot(env: Record<string, string> = {}): Promise<RunningServer> {
-  const server = await startServer({ DATABASE_URL: databaseUrl, ...env });
-  started.push(server);
-  return server;
-}
-
-/** The database's own answer for a range. */
-async function fromDatabase(from: string, to: string): Promise<DataRecord[]> {
-  const handle = createDb(databaseUrl);
-  try {
-    return (await readDailyStats(handle.db, from, to)).map(toDataRecord);
-  } finally {
-    await handle.close();
-  }
-}
+const { boot, fromDatabase } = useStatsServers({ days: 450, seed: 12, zeroDayOffsets: [100] });
 
 /** The platform fetch, recording the status of every answer. */
 function recordingFetch() {

@@ -1,11 +1,10 @@
 /**
  * Rate limits through the real server: exact admission under concurrency, one limit shared by two
- * instances through the machine's Redis, and service continuing when Redis goes away.
+ * instances through the run's Redis, and service continuing when Redis goes away.
  */
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
+import { startRedis, testRedisUrl } from '../helpers/redis.ts';
 import { startServer, tempSqliteUrl, type RunningServer } from '../helpers/server.ts';
 
 const RANGE = '/api/v1/public/data?startDate=2026-01-01&endDate=2026-01-02';
@@ -22,15 +21,6 @@ async function boot(env: Record<string, string>): Promise<RunningServer> {
 
 async function statuses(urls: string[]): Promise<number[]> {
   return Promise.all(urls.map(async (url) => (await fetch(url)).status));
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 describe('rate limits through the server', () => {
@@ -90,7 +80,7 @@ describe('rate limits through the server', () => {
 describe('rate limits shared through Redis', () => {
   it('two instances on one Redis together admit exactly the quota', async () => {
     const env = {
-      REDIS_URL: 'redis://127.0.0.1:6379',
+      REDIS_URL: testRedisUrl(),
       REDIS_KEY_PREFIX: `test-${randomBytes(4).toString('hex')}:`,
       // Exactness needs Redis to answer every check; on a loaded machine 250 ms can pass and the
       // instances would (by design) fall back to their own in-process limits.
@@ -106,20 +96,17 @@ describe('rate limits shared through Redis', () => {
   });
 
   it('keeps answering with in-process limits when its Redis goes away, warning once', async () => {
-    const port = await freePort();
-    const redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    const redis = await startRedis();
     try {
-      await new Promise((r) => setTimeout(r, 300));
-      const server = await boot({ REDIS_URL: `redis://127.0.0.1:${port}` });
+      const server = await boot({ REDIS_URL: redis.url });
       expect(await statuses(Array.from({ length: 20 }, () => `${server.url}/api/news`))).toEqual(Array(20).fill(200));
-      redis.kill('SIGKILL');
-      await new Promise((r) => setTimeout(r, 200));
+      await redis.kill();
       const during = await statuses(Array.from({ length: 40 }, () => `${server.url}/api/news`));
       expect(during).toEqual(Array(40).fill(200));
       const warnings = server.output.filter((l) => l.includes('"level":"warn"'));
       expect(warnings).toHaveLength(1);
     } finally {
-      redis.kill('SIGKILL');
+      await redis.kill();
     }
   });
 });

@@ -1,11 +1,8 @@
 /**
- * The Redis store against real Redis servers: the shared one on 127.0.0.1:6379 (keys under a
- * prefix unique to this run, deleted afterwards) and private `redis-server` processes started,
- * killed, paused and restarted by the outage tests.
+ * The Redis store against real Redis servers: the run's shared one (test/global-setup.ts; keys
+ * under a prefix unique to this file, deleted afterwards) and private `redis-server` processes
+ * started, killed, paused and restarted by the outage tests.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -15,8 +12,10 @@ import { createMemoryStore } from '../../src/features/ratelimit/memory-store.ts'
 import { policiesFromConfig, type RateClass } from '../../src/features/ratelimit/policies.ts';
 import { windowKey } from '../../src/features/ratelimit/redis-script.ts';
 import { createRedisStore, type RedisStore } from '../../src/features/ratelimit/redis-store.server.ts';
+import { freePort } from '../helpers/processes.ts';
+import { startRedis, testRedisUrl } from '../helpers/redis.ts';
 
-const SHARED_URL = 'redis://127.0.0.1:6379';
+const SHARED_URL = testRedisUrl();
 const PREFIX = `rl-test:${process.pid}-${Date.now()}:`;
 const T0 = Date.UTC(2025, 0, 15, 12, 0, 0);
 const defaults = policiesFromConfig(loadConfig({}));
@@ -55,44 +54,6 @@ afterAll(async () => {
   } while (cursor !== '0');
   await admin.quit();
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  server.close();
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
-
-/** Start a throw-away redis-server and resolve once it accepts connections. */
-async function startRedis(port: number): Promise<ChildProcess> {
-  const proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  await new Promise<void>((resolve, reject) => {
-    let output = '';
-    const timer = setTimeout(() => reject(new Error(`redis-server did not start:\n${output}`)), 10_000);
-    proc.once('exit', (code) => reject(new Error(`redis-server exited with ${code}:\n${output}`)));
-    proc.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('Ready to accept connections')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-  });
-  proc.stdout?.resume();
-  return proc;
-}
-
-async function kill(proc: ChildProcess): Promise<void> {
-  if (proc.exitCode !== null || proc.signalCode !== null) return;
-  const exited = once(proc, 'exit');
-  proc.kill('SIGKILL');
-  await exited;
-}
 
 /** Take until the store is back on Redis; every take along the way must resolve. */
 async function takeUntilRecovered(s: RedisStore, route: RateClass): Promise<Decision[]> {
@@ -202,11 +163,11 @@ describe('Redis rate-limit store', () => {
   });
 
   it('keeps answering from memory when its Redis is killed mid-test, warns once, and returns when it is back', { timeout: 60_000 }, async () => {
-    const port = await freePort();
-    let server = await startRedis(port);
+    let server = await startRedis();
+    const { port } = server;
     const { log, warnings, infos } = collectingLogger();
-    const s = createRedisStore({ url: `redis://127.0.0.1:${port}`, log, prefix: PREFIX, retryAfterFailureMs: 200 });
-    const admin = new Redis(`redis://127.0.0.1:${port}`);
+    const s = createRedisStore({ url: server.url, log, prefix: PREFIX, retryAfterFailureMs: 200 });
+    const admin = new Redis(server.url);
     try {
       for (let i = 0; i < 20; i++) expect((await s.take(`before-${i}`, defaults.chat, Date.now())).allowed).toBe(true);
       expect(s.degraded).toBe(false);
@@ -215,7 +176,7 @@ describe('Redis rate-limit store', () => {
 
       // Requests in flight when Redis dies, and requests after: every one is answered.
       const inFlight = Array.from({ length: 300 }, (_, i) => s.take(`during-${i}`, defaults.chat, Date.now()));
-      const killed = kill(server);
+      const killed = server.kill();
       const during = await Promise.all(inFlight);
       await killed;
       const after: Decision[] = [];
@@ -235,7 +196,7 @@ describe('Redis rate-limit store', () => {
       expect(recovery.every((d) => d.allowed)).toBe(true);
       expect(s.degraded).toBe(false);
       expect(infos().map((l) => l.msg)).toEqual(['Redis answers again: rate limits are shared again']);
-      const check = new Redis(`redis://127.0.0.1:${port}`);
+      const check = new Redis(server.url);
       await s.take('back-again', defaults.site, Date.now());
       expect(await check.exists(windowKey(PREFIX, 'back-again', defaults.site[0]!))).toBe(1);
       await check.quit();
@@ -243,32 +204,31 @@ describe('Redis rate-limit store', () => {
     } finally {
       admin.disconnect();
       await s.close();
-      await kill(server);
+      await server.kill();
     }
   });
 
   it('falls back instead of waiting when Redis stops answering (paused), and probes it again later', { timeout: 60_000 }, async () => {
-    const port = await freePort();
-    const server = await startRedis(port);
+    const server = await startRedis();
     const { log, warnings, infos } = collectingLogger();
-    const s = createRedisStore({ url: `redis://127.0.0.1:${port}`, log, prefix: PREFIX, retryAfterFailureMs: 200 });
+    const s = createRedisStore({ url: server.url, log, prefix: PREFIX, retryAfterFailureMs: 200 });
     try {
       expect((await s.take('p', defaults.site, Date.now())).allowed).toBe(true);
       expect(s.degraded).toBe(false);
-      server.kill('SIGSTOP');
+      server.process.child.kill('SIGSTOP');
       const stalled = await Promise.all(Array.from({ length: 50 }, (_, i) => s.take(`stalled-${i}`, defaults.site, Date.now())));
       expect(stalled.every((d) => d.allowed)).toBe(true);
       expect(s.degraded).toBe(true);
       expect(warnings()).toHaveLength(1);
-      server.kill('SIGCONT');
+      server.process.child.kill('SIGCONT');
       await takeUntilRecovered(s, 'site');
       expect(s.degraded).toBe(false);
       expect(infos()).toHaveLength(1);
       expect(warnings()).toHaveLength(1);
     } finally {
-      server.kill('SIGCONT');
+      server.process.child.kill('SIGCONT');
       await s.close();
-      await kill(server);
+      await server.kill();
     }
   });
 

@@ -9,21 +9,13 @@ import { codeSamples } from '../../api-docs/code-samples.ts';
 import { siteOperation, type ApiContext } from '../../api-docs/context.ts';
 import { errorBody, problemExample, thrownBody, type Examples } from '../../api-docs/examples.ts';
 import { NoStoreHeaders, siteRateLimitHeaders } from '../../api-docs/headers.ts';
-import { errorResponses, invalidBody, methodNotAllowed, siteRateLimited, type Same } from '../../api-docs/responses.ts';
+import { errorResponses, invalidBody, methodNotAllowed, siteRateLimited } from '../../api-docs/responses.ts';
+import { FieldError } from '../../lib/field-error.ts';
 import { PATHS } from '../../lib/paths.ts';
-import { CHAT_LIMITS, ChatRequest, parseChatRequest, type FieldError } from './chat-request.ts';
+import { CHAT_LIMITS, ChatRequest, parseChatRequest } from './chat-request.ts';
 import { CHAT_ALLOW } from './chat.server.ts';
 import { originError } from './origin-policy.ts';
 
-// One entry of the `errors` extension of a 400 problem. The `satisfies` line below fails the
-// type check if the route's FieldError and this schema ever differ.
-export const ChatFieldError = z
-  .object({
-    path: z.string().meta({ description: 'Where in the body, e.g. `messages[2].content`; empty for the body itself.', examples: ['messages'] }),
-    message: z.string().meta({ description: 'What is wrong with it (reads on from the path).', examples: ['must end with a message from the user'] }),
-  })
-  .meta({ id: 'ChatFieldError', description: 'One invalid member of the chat request.' });
-true satisfies Same<z.infer<typeof ChatFieldError>, FieldError>;
 
 export const chatExample: ChatRequest = {
   messages: [
@@ -93,7 +85,7 @@ export function sendChatMessage(context: ApiContext): ZodOpenApiOperationObject 
         content: { 'text/plain': { schema: z.string().meta({ description: "The assistant's reply (UTF-8 text)." }), example: chatReplyExample } },
       },
       ...errorResponses('site', at, headers, {
-        400: invalidBody('Bad Request: the messages payload is invalid (each problem listed in `errors`), malformed or missing.', examples[400]!, ChatFieldError),
+        400: invalidBody('Bad Request: the messages payload is invalid (each problem listed in `errors`), malformed or missing.', examples[400]!, FieldError),
         403: { description: "Forbidden: the request's origin is not allowed to use the assistant.", examples: examples[403]! },
         // Other methods are not limited as chat messages but as the site class.
         405: methodNotAllowed(at, CHAT_ALLOW, siteRateLimitHeaders(context.policies.site), { detail: 'DELETE is not supported here; send the conversation with POST.' }),

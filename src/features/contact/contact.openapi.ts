@@ -9,20 +9,11 @@ import { codeSamples } from '../../api-docs/code-samples.ts';
 import { siteOperation, type ApiContext } from '../../api-docs/context.ts';
 import { problemExample, type Examples } from '../../api-docs/examples.ts';
 import { NoStoreHeaders, siteRateLimitHeaders } from '../../api-docs/headers.ts';
-import { errorResponses, invalidBody, methodNotAllowed, siteRateLimited, type Same } from '../../api-docs/responses.ts';
+import { errorResponses, invalidBody, methodNotAllowed, siteRateLimited } from '../../api-docs/responses.ts';
+import { FieldError } from '../../lib/field-error.ts';
 import { PATHS } from '../../lib/paths.ts';
-import { CONTACT_LIMITS, ContactPayload, IDEMPOTENCY_KEY_MAX, parseContactPayload, type FieldError } from './contact.ts';
+import { CONTACT_LIMITS, ContactPayload, IDEMPOTENCY_KEY_MAX, parseContactPayload } from './contact.ts';
 
-// One entry of the `errors` extension of a 400 problem. The `satisfies` line below fails the
-// type check if the handler's FieldError and this schema ever differ.
-export const ContactFieldError = z
-  .object({
-    field: z.string().meta({ description: 'The body member, e.g. `work_email`; empty for the body as a whole.', examples: ['work_email'] }),
-    message: z.string().meta({ description: 'What is wrong, in words a person can act on.', examples: ['Work email must be an email address such as ada@example.com.'] }),
-    expected: z.string().meta({ description: 'What a valid value looks like.', examples: ['an email address such as ada@example.com, at most 254 characters'] }),
-  })
-  .meta({ id: 'ContactFieldError', description: 'One invalid field of the contact form.' });
-true satisfies Same<z.infer<typeof ContactFieldError>, FieldError>;
 
 export const contactExample: ContactPayload = {
   name: 'Ada Lovelace',
@@ -132,7 +123,7 @@ export function submitContact(context: ApiContext): ZodOpenApiOperationObject {
         },
       },
       ...errorResponses('site', at, headers, {
-        400: invalidBody('Bad Request: fields invalid or missing (each listed in `errors`), malformed JSON, an empty body or a bad Idempotency-Key.', examples[400]!, ContactFieldError),
+        400: invalidBody('Bad Request: fields invalid or missing (each listed in `errors`), malformed JSON, an empty body or a bad Idempotency-Key.', examples[400]!, FieldError),
         // Other methods are not limited as contact submissions but as the site class.
         405: methodNotAllowed(at, 'POST', siteRateLimitHeaders(context.policies.site), { detail: 'DELETE is not supported here.', resolution: 'Send the contact form with POST.' }),
         413: { description: 'Content Too Large: the body is over the limit.', examples: examples[413]! },

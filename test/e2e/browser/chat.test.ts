@@ -2,21 +2,10 @@
  * The site assistant's widget in Chromium against the real server (built-in assistant, no LLM):
  * its code loads on the first click, and the reply grows in the live region while it streams.
  */
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, openPage, screenshot, startSite, type Site } from './browser.ts';
+import { describe, expect, it } from 'vitest';
+import { openPage, screenshot, useBrowserSite } from '../../helpers/browser.ts';
 
-let site: Site;
-let browser: Browser;
-
-beforeAll(async () => {
-  [site, browser] = await Promise.all([startSite(), launchBrowser()]);
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await site?.stop();
-});
+const { site, browser } = useBrowserSite();
 
 /** One observation of the reply bubble, taken by a MutationObserver in the page. */
 interface Sample {

@@ -3,22 +3,11 @@
  * address (caught in the browser, and caught by the server when only it can tell), a success
  * state for a good submission, and the submission stored in the server's database.
  */
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createDb } from '../../../src/db/create-db.ts';
-import { launchBrowser, openPage, screenshot, startSite, type Site } from './browser.ts';
+import { openPage, screenshot, useBrowserSite } from '../../helpers/browser.ts';
 
-let site: Site;
-let browser: Browser;
-
-beforeAll(async () => {
-  [site, browser] = await Promise.all([startSite(), launchBrowser()]);
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await site?.stop();
-});
+const { site, browser } = useBrowserSite();
 
 async function storedSubmissions(databaseUrl: string) {
   const handle = createDb(databaseUrl);

@@ -28,7 +28,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import * as chromeLauncher from 'chrome-launcher';
 import lighthouse, { desktopConfig, type Flags, type Result, type RunnerResult } from 'lighthouse';
-import { CHROMIUM_FLAGS, CHROMIUM_PATH, startSite } from './browser.ts';
+import { CHROMIUM_FLAGS, CHROMIUM_PATH, startSite } from '../../helpers/browser.ts';
 import { publishedArticles } from './news-content.ts';
 
 export const CATEGORIES = ['performance', 'accessibility', 'best-practices', 'seo'] as const;

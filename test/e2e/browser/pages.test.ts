@@ -2,22 +2,12 @@
  * The content pages in Chromium against the real server: home, news, an article, the 404 page,
  * and the same pages with JavaScript off (they are plain documents and must not need it).
  */
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, openPage, screenshot, startSite, type Site } from './browser.ts';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { openPage, screenshot, useBrowserSite } from '../../helpers/browser.ts';
 import { draftArticles, publishedArticles } from './news-content.ts';
 
-let site: Site;
-let browser: Browser;
-
-beforeAll(async () => {
-  [site, browser] = await Promise.all([startSite(), launchBrowser()]);
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await site?.stop();
-});
+const { site, browser } = useBrowserSite();
 
 const published = publishedArticles();
 const newest = published[0]!;

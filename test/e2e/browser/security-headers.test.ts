@@ -10,21 +10,10 @@
  */
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, openPage, startSite, utcDay, type Site } from './browser.ts';
+import { describe, expect, it } from 'vitest';
+import { openPage, startSite, useBrowserSite, utcDay } from '../../helpers/browser.ts';
 
-let site: Site;
-let browser: Browser;
-
-beforeAll(async () => {
-  [site, browser] = await Promise.all([startSite(), launchBrowser()]);
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await site?.stop();
-});
+const { site, browser } = useBrowserSite();
 
 /** Every page of the build (each prerendered index.html) plus the on-demand /stats/. */
 function sitePages(): string[] {

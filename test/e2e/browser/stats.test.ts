@@ -2,21 +2,11 @@
  * /stats in Chromium against the real server with 90 materialised days: the charts are drawn
  * with the data, and a new range is answered in place from the public data API (no reload).
  */
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, openPage, screenshot, startSite, utcDay, type Site } from './browser.ts';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { openPage, screenshot, useBrowserSite, utcDay } from '../../helpers/browser.ts';
 
-let site: Site;
-let browser: Browser;
-
-beforeAll(async () => {
-  [site, browser] = await Promise.all([startSite(), launchBrowser()]);
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await site?.stop();
-});
+const { site, browser } = useBrowserSite();
 
 /** The daily figures table, named by its caption (uPlot's legends are tables too). */
 function statsTable(page: Page) {

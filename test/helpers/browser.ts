@@ -1,8 +1,8 @@
 /**
- * The shared harness of the browser tests: Debian's Chromium driven by playwright-core, the real
- * server (`node src/app/main.ts`) with a few materialised days in a temp SQLite file, and a
- * watcher that records everything that went wrong on a page so each test can assert it stayed
- * clean.
+ * The shared harness of the browser tests (test/e2e/browser): Debian's Chromium driven by
+ * playwright-core, the real server (`node src/app/main.ts`) with a few materialised days in a
+ * temp SQLite file, `useBrowserSite()` to have both for one test file, and a watcher that records
+ * everything that went wrong on a page so each test can assert it stayed clean.
  *
  * Chromium runs headless with the flags a machine without internet needs: background
  * networking, component updates, sync and QUIC off (otherwise it keeps dialling Google and the
@@ -14,9 +14,10 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type ConsoleMessage, type Page, type Request } from 'playwright-core';
-import { createDb } from '../../../src/db/create-db.ts';
-import { migrateToLatest } from '../../../src/db/migrations/index.ts';
-import { startServer, tempSqliteUrl, type RunningServer } from '../../helpers/server.ts';
+import { afterAll, beforeAll } from 'vitest';
+import { createDb } from '../../src/db/create-db.ts';
+import { migrateToLatest } from '../../src/db/migrations/index.ts';
+import { startServer, tempSqliteUrl, type RunningServer } from './server.ts';
 
 export const CHROMIUM_PATH = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 
@@ -94,6 +95,54 @@ export async function startSite(env: Record<string, string> = {}): Promise<Site>
   };
 }
 
+/** What a browser test file holds: the site and a browser (only contexts are made from it, see openPage). */
+export interface BrowserSite {
+  site: Site;
+  browser: Pick<Browser, 'newContext'>;
+}
+
+/**
+ * Start the site and launch Chromium before the file's tests (together: neither waits for the
+ * other), close both after them. The returned objects are usable inside tests and hooks.
+ */
+export function useBrowserSite(env: Record<string, string> = {}): BrowserSite {
+  let started: { site: Site; browser: Browser } | undefined;
+  const get = () => {
+    if (!started) throw new Error('useBrowserSite: the site and browser exist only inside tests and hooks, once beforeAll has run');
+    return started;
+  };
+  beforeAll(async () => {
+    const [site, browser] = await Promise.allSettled([startSite(env), launchBrowser()]);
+    if (site.status === 'fulfilled' && browser.status === 'fulfilled') {
+      started = { site: site.value, browser: browser.value };
+      return;
+    }
+    // One of them started: close it, or its process outlives the file.
+    if (site.status === 'fulfilled') await site.value.stop();
+    if (browser.status === 'fulfilled') await browser.value.close();
+    throw site.status === 'rejected' ? site.reason : (browser as PromiseRejectedResult).reason;
+  });
+  afterAll(async () => {
+    await started?.browser.close();
+    await started?.site.stop();
+  });
+  return {
+    site: {
+      get server() {
+        return get().site.server;
+      },
+      get url() {
+        return get().site.url;
+      },
+      get databaseUrl() {
+        return get().site.databaseUrl;
+      },
+      stop: () => get().site.stop(),
+    },
+    browser: { newContext: (options) => get().browser.newContext(options) },
+  };
+}
+
 // --- Watching a page --------------------------------------------------------------------------
 
 /** A response a test expects to fail, e.g. the 404 document itself or a deliberate 400. */
@@ -152,7 +201,7 @@ const CSP_EVENT_PREFIX = 'securitypolicyviolation:';
  * A new context and page whose problems are recorded from the first request on. Each page gets
  * its own context, so storage (the chat's sessionStorage) never leaks between tests.
  */
-export async function openPage(browser: Browser, options: WatchOptions = {}): Promise<WatchedPage> {
+export async function openPage(browser: Pick<Browser, 'newContext'>, options: WatchOptions = {}): Promise<WatchedPage> {
   const { expected = [], streamed = [], ...contextOptions } = options;
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...contextOptions });
   // Reported as a console error so it is caught like one; runs before any page script.
