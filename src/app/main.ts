@@ -17,6 +17,7 @@ import { ConfigError, loadConfig, prepareDatabaseLocation, type Config } from '.
 import type { AppHandle } from './app.ts';
 import { createLogger, flushLogger } from '../server/log.ts';
 import { redactUrl, redactUrlsIn } from '../lib/redact-url.ts';
+import { DatabaseOpenError } from '../db/open-migrated-db.ts';
 
 const EX_NOINPUT = 66;
 const EX_UNAVAILABLE = 69;
@@ -151,7 +152,8 @@ function buildFailure(error: unknown, cfg: Config): Failure {
   if (network || timedOut) {
     return { exitCode: EX_UNAVAILABLE, line: `start-up failed: the database at ${where} cannot be reached: ${lastMessage(chain) || 'no answer'}${network ? ` (${network})` : ''}` };
   }
-  if (/^Database migration failed/.test(top)) return { exitCode: EX_SOFTWARE, line: `start-up failed: ${top}${detail}` };
+  // Opened but not migrated (a migration's SQL failed): expected enough to need no stack.
+  if (error instanceof DatabaseOpenError) return { exitCode: EX_SOFTWARE, line: `start-up failed: ${top}${detail}` };
   return { exitCode: EX_SOFTWARE, line: `start-up failed: ${top}${detail}`, unexpected: true };
 }
 

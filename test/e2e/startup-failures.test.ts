@@ -12,7 +12,8 @@ import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PATHS } from '../../src/lib/paths.ts';
-import { createTempDatabase, type TempDatabase } from '../helpers/postgres.ts';
+import { createTempDatabase, pgAdminUrl, type TempDatabase } from '../helpers/postgres.ts';
+import { testRedisUrl } from '../helpers/redis.ts';
 import { startServer } from '../helpers/server.ts';
 import { linesOf, runToExit, SECRET, testEnv } from './startup-run.ts';
 
@@ -55,9 +56,13 @@ describe('a start-up that cannot succeed', () => {
   });
 
   it('exits 78 with one line when the PostgreSQL database does not exist, without its password', async () => {
-    const run = await runToExit({ DATABASE_URL: `postgres://postgres:${SECRET}@127.0.0.1:5432/no_such_database_here` });
+    // The run's server uses trust authentication: the password is sent nowhere, only printed, or not.
+    const url = new URL(pgAdminUrl());
+    url.password = SECRET;
+    url.pathname = '/no_such_database_here';
+    const run = await runToExit({ DATABASE_URL: url.toString() });
     expect(run.code).toBe(78);
-    expectOneCleanLine(run, /^start-up failed: DATABASE_URL \(postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:5432\/no_such_database_here\) refused: .+ \(3D000\)$/);
+    expectOneCleanLine(run, /^start-up failed: DATABASE_URL \(postgres:\/\/\w+:\*\*\*@[\d.]+:\d+\/no_such_database_here\) refused: .+ \(3D000\)$/);
   });
 
   it('exits 78 with one line when DATABASE_URL is a file but not a SQLite database', async () => {
@@ -76,7 +81,7 @@ describe('a start-up that cannot succeed', () => {
     db.close();
     const run = await runToExit({ DATABASE_URL: file });
     expect(run.code).toBe(70);
-    expectOneCleanLine(run, /^start-up failed: Database migration failed on sqlite:.+site\.db: .*already exists/);
+    expectOneCleanLine(run, /^start-up failed: opening and migrating sqlite:.+site\.db failed: .*already exists/);
   });
 });
 
@@ -94,7 +99,10 @@ describe('a normal start', () => {
     // none, so AUTH with any password succeeds; both URLs are used as written.
     const url = new URL(pg.url);
     url.password = SECRET;
-    const server = await startServer({ DATABASE_URL: url.toString(), REDIS_URL: `redis://default:${SECRET}@127.0.0.1:6379`, REDIS_KEY_PREFIX: `startup-${process.pid}:`, LOG_LEVEL: 'debug' });
+    const redis = new URL(testRedisUrl());
+    redis.username = 'default';
+    redis.password = SECRET;
+    const server = await startServer({ DATABASE_URL: url.toString(), REDIS_URL: redis.toString(), REDIS_KEY_PREFIX: `startup-${process.pid}:`, LOG_LEVEL: 'debug' });
     try {
       for (const path of ['/', PATHS.news, PATHS.data, PATHS.readyz]) await (await fetch(new URL(path, server.url))).arrayBuffer();
     } finally {
