@@ -33,9 +33,10 @@ describe('a start-up that cannot succeed', () => {
     await once(blocker, 'listening');
     const { port } = blocker.address() as AddressInfo;
     try {
-      // Before, the process logged the error and stayed alive on the jobs' timers: the 30 s
-      // limit would kill it (code null). Start-up itself takes a few seconds on a loaded machine.
-      const run = await runToExit({ PORT: String(port) }, { limitMs: 30_000 });
+      // With the jobs on (the default), the process used to log the error and stay alive on
+      // their timers, listening on nothing: the 30 s limit killed it (code null). Start-up
+      // itself takes a few seconds on a loaded machine.
+      const run = await runToExit({ PORT: String(port), JOBS_ENABLED: 'true' }, { limitMs: 30_000 });
       expect(run.code).toBe(69);
       expectOneCleanLine(run, new RegExp(`^start-up failed: cannot listen on 127\\.0\\.0\\.1:${port}: the port is in use \\(EADDRINUSE\\)`));
     } finally {
