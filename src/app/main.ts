@@ -1,18 +1,38 @@
 /**
  * Production entry: `node src/app/main.ts` (npm start). Validates configuration, migrates,
  * serves, and shuts down cleanly on SIGTERM/SIGINT.
+ *
+ * A start-up that cannot succeed ends the process at once with one line on stderr (no stack for
+ * the failures an operator causes and fixes) and an exit status from sysexits.h, so a supervisor
+ * can tell a configuration mistake, which restarting will not fix, from an outage, which it may:
+ *   78 EX_CONFIG       a variable is invalid, DATABASE_URL cannot be created or opened, HOST is
+ *                      not an address of this machine, the database refuses the credentials
+ *   77 EX_NOPERM       not allowed to listen on PORT (EACCES: below 1024 without privilege)
+ *   69 EX_UNAVAILABLE  PORT is in use (EADDRINUSE); the database cannot be reached
+ *   66 EX_NOINPUT      no Astro build in DIST_DIR (run `npm run build`)
+ *   70 EX_SOFTWARE     anything else: a failed migration, an unexpected error (stack logged),
+ *                      an uncaught exception while serving
  */
-import { ConfigError, loadConfig, type Config } from './config.ts';
-import { createApp } from './app.ts';
+import { ConfigError, loadConfig, prepareDatabaseLocation, type Config } from './config.ts';
+import type { AppHandle } from './app.ts';
 import { createLogger, flushLogger } from '../server/log.ts';
+import { redactUrl, redactUrlsIn } from '../lib/redact-url.ts';
+import { DatabaseOpenError } from '../db/open-migrated-db.ts';
+
+const EX_NOINPUT = 66;
+const EX_UNAVAILABLE = 69;
+const EX_SOFTWARE = 70;
+const EX_NOPERM = 77;
+const EX_CONFIG = 78;
 
 let config: Config;
 try {
   config = loadConfig(process.env);
+  prepareDatabaseLocation(config.DATABASE_URL);
 } catch (error) {
   if (error instanceof ConfigError) {
-    process.stderr.write(`${error.message}\nSee README.md, section "Configuration".\n`);
-    process.exit(78); // EX_CONFIG (sysexits.h)
+    process.stderr.write(`${error.message}. See README.md, section "Configuration".\n`);
+    process.exit(EX_CONFIG);
   }
   throw error;
 }
@@ -26,36 +46,140 @@ process.on('unhandledRejection', (reason) => log.error({ err: reason }, 'unhandl
 process.on('uncaughtException', (error) => {
   log.fatal({ err: error }, 'uncaught exception');
   flushLogger(log);
-  process.exit(1);
+  process.exit(EX_SOFTWARE);
 });
-try {
-  const app = await createApp(config, log);
-  const origin = await app.listen();
-  log.info({ url: origin, database: app.services.db.target }, 'listening');
-  flushLogger(log);
 
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal }, 'shutting down');
-    app.close().then(
-      () => {
-        log.info('stopped');
-        flushLogger(log);
-        process.exit(0);
-      },
-      (error: unknown) => {
-        log.error({ err: error }, 'shutdown failed');
-        flushLogger(log);
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+let app: AppHandle | undefined;
+try {
+  // Loaded after the configuration is known good, so a bad setting is reported without first
+  // loading the database drivers, the jobs and the rest of the app.
+  const { createApp } = await import('./app.ts');
+  app = await createApp(config, log);
 } catch (error) {
-  log.fatal({ err: error }, 'start-up failed');
+  await failStart(buildFailure(error, config), error);
+}
+try {
+  const origin = await app!.listen(); // createApp succeeded, or failStart exited
+  log.info({ url: origin, database: app!.services.db.target }, 'listening');
   flushLogger(log);
-  process.exitCode = 1;
+} catch (error) {
+  await failStart(listenFailure(error, config), error);
+}
+
+let stopping = false;
+const stop = (signal: string) => {
+  if (stopping) return;
+  stopping = true;
+  log.info({ signal }, 'shutting down');
+  app!.close().then(
+    () => {
+      log.info('stopped');
+      flushLogger(log);
+      process.exit(0);
+    },
+    (error: unknown) => {
+      log.error({ err: error }, 'shutdown failed');
+      flushLogger(log);
+      process.exit(1);
+    },
+  );
+};
+process.on('SIGTERM', () => stop('SIGTERM'));
+process.on('SIGINT', () => stop('SIGINT'));
+
+interface Failure {
+  exitCode: number;
+  /** The one line for stderr. */
+  line: string;
+  /** An unexpected failure: log the stack too. */
+  unexpected?: boolean;
+}
+
+/**
+ * Report and exit. The jobs and the outbox started inside createApp hold timers that would keep
+ * a half-started process alive (listening on nothing), so this always ends in process.exit,
+ * after giving the app a bounded moment to release the database.
+ */
+async function failStart(failure: Failure, error: unknown): Promise<never> {
+  const line = redactUrlsIn(failure.line);
+  log.fatal({ exitCode: failure.exitCode, ...(failure.unexpected ? { err: error } : {}) }, line);
+  flushLogger(log);
+  process.stderr.write(`${line}\n`);
+  if (app !== undefined) {
+    await Promise.race([app.close(0).catch(() => {}), new Promise((r) => setTimeout(r, 2_000).unref())]);
+  }
+  process.exit(failure.exitCode);
+}
+
+/** The error and its causes (AggregateError members included), nearest first, bounded. */
+function chainOf(error: unknown): Array<Error & { code?: unknown; syscall?: unknown }> {
+  const chain: Array<Error & { code?: unknown }> = [];
+  const queue: unknown[] = [error];
+  while (queue.length > 0 && chain.length < 16) {
+    const next = queue.shift();
+    if (!(next instanceof Error)) continue;
+    chain.push(next);
+    if (next instanceof AggregateError) queue.push(...next.errors);
+    if (next.cause !== undefined) queue.push(next.cause);
+  }
+  return chain;
+}
+
+function firstLine(text: string): string {
+  return text.split('\n')[0]!.trim(); // split always yields one item
+}
+
+/** Failures of createApp: the database (open, connect, migrate) and the Astro build. */
+function buildFailure(error: unknown, cfg: Config): Failure {
+  const chain = chainOf(error);
+  const codes = chain.map((e) => (typeof e.code === 'string' ? e.code : '')).filter(Boolean);
+  const has = (...wanted: string[]) => codes.find((c) => wanted.includes(c));
+  const top = chain[0]?.message ? firstLine(chain[0].message) : String(error);
+  const detail = codes[0] === undefined ? '' : ` (${codes[0]})`;
+  const where = `DATABASE_URL (${redactUrl(cfg.DATABASE_URL)})`;
+
+  if (has('ERR_MODULE_NOT_FOUND') && /Astro build/.test(top)) {
+    return { exitCode: EX_NOINPUT, line: `start-up failed: no Astro build in DIST_DIR (${cfg.DIST_DIR}): run \`npm run build\` first` };
+  }
+  // SQLite: the file cannot be opened or is not a database (better-sqlite3's SqliteError codes).
+  const sqlite = has('SQLITE_CANTOPEN', 'SQLITE_NOTADB', 'SQLITE_READONLY', 'SQLITE_PERM', 'SQLITE_IOERR');
+  if (sqlite) return { exitCode: EX_CONFIG, line: `start-up failed: ${where} cannot be used as a SQLite database: ${lastMessage(chain)} (${sqlite})` };
+  // PostgreSQL classes 28 (invalid authorization) and 3D000 (no such database): fix the URL.
+  const refused = codes.find((c) => /^28/.test(c) || c === '3D000');
+  if (refused) return { exitCode: EX_CONFIG, line: `start-up failed: ${where} refused: ${lastMessage(chain)} (${refused})` };
+  const network = has('ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'ECONNRESET', '57P03');
+  const timedOut = chain.some((e) => /timeout exceeded when trying to connect|connection timeout/i.test(e.message));
+  if (network || timedOut) {
+    return { exitCode: EX_UNAVAILABLE, line: `start-up failed: the database at ${where} cannot be reached: ${lastMessage(chain) || 'no answer'}${network ? ` (${network})` : ''}` };
+  }
+  // Opened but not migrated (a migration's SQL failed): expected enough to need no stack.
+  if (error instanceof DatabaseOpenError) return { exitCode: EX_SOFTWARE, line: `start-up failed: ${top}${detail}` };
+  return { exitCode: EX_SOFTWARE, line: `start-up failed: ${top}${detail}`, unexpected: true };
+}
+
+/** Failures of the listening socket. */
+function listenFailure(error: unknown, cfg: Config): Failure {
+  const code = chainOf(error).map((e) => e.code).find((c) => typeof c === 'string');
+  const at = `${cfg.HOST}:${cfg.PORT}`;
+  switch (code) {
+    case 'EADDRINUSE':
+      return { exitCode: EX_UNAVAILABLE, line: `start-up failed: cannot listen on ${at}: the port is in use (EADDRINUSE); stop the other process or set PORT` };
+    case 'EACCES':
+      return { exitCode: EX_NOPERM, line: `start-up failed: not allowed to listen on ${at} (EACCES): ports below 1024 need privileges; set PORT` };
+    case 'EADDRNOTAVAIL':
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return { exitCode: EX_CONFIG, line: `start-up failed: cannot listen on ${at}: HOST is not an address of this machine (${code})` };
+    default:
+      return { exitCode: EX_SOFTWARE, line: `start-up failed: cannot listen on ${at}: ${error instanceof Error ? firstLine(error.message) : String(error)}`, unexpected: true };
+  }
+}
+
+/** The innermost non-empty message: the driver's own words, without our wrapping. */
+function lastMessage(chain: Error[]): string {
+  for (let i = chain.length - 1; i >= 0; i--) {
+    const message = firstLine(chain[i]!.message); // i within bounds
+    if (message !== '') return message;
+  }
+  return '';
 }

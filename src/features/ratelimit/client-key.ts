@@ -28,7 +28,7 @@ type Address = ipaddr.IPv4 | ipaddr.IPv6;
 type Range = [Address, number];
 
 /** Forwarded entries read at most: enough for any real proxy chain, bounded against abuse. */
-const MAX_CHAIN = 32;
+export const MAX_CHAIN = 32;
 
 /** Key of a request whose peer address is unknown (socket already gone). */
 export const UNKNOWN_CLIENT = 'unknown';
@@ -154,18 +154,46 @@ function rangesOf(cidrs: readonly string[]): Range[] {
   return ranges;
 }
 
-/** `10.0.0.0/8`, `2001:db8::/32`, or a bare address (a /32 or /128). IPv4-mapped ranges become IPv4. */
+/** `10.0.0.0/8`, `2001:db8::/32`, or a bare address (a /32 or /128); null when `parseProxyRange` refuses it. */
 export function parseRange(cidr: string): Range | null {
-  const [addressText, bitsText, ...rest] = cidr.trim().split('/');
-  if (rest.length > 0) return null;
-  const address = parseAddress(addressText);
-  if (address === null) return null;
-  const mappedV6 = addressText?.includes(':') === true && address.kind() === 'ipv4';
-  const maxBits = address.kind() === 'ipv4' ? 32 : 128;
-  let bits = bitsText === undefined ? maxBits : Number(bitsText);
-  if (mappedV6 && bitsText !== undefined) bits -= 96;
-  if (!Number.isInteger(bits) || bits < 0 || bits > maxBits || (bitsText !== undefined && !/^\d{1,3}$/.test(bitsText))) return null;
-  return [address, bits];
+  const parsed = parseProxyRange(cidr);
+  return typeof parsed === 'string' ? null : parsed;
+}
+
+/**
+ * One TRUST_PROXY item, strictly: a four-part decimal IPv4 address or an IPv6 address (no zone
+ * id, no brackets, no port), optionally `/bits` with 0 < bits <= 32 or 128. IPv4-mapped ranges
+ * (`::ffff:10.0.0.0/104`) become IPv4, as peers do in `parseAddress`. Returns the range, or a
+ * sentence saying what is wrong with it (the configuration error quotes it).
+ *
+ * Refused on purpose: a prefix of 0 (`0.0.0.0/0`, `::/0`) trusts every peer, so any client
+ * could write its own X-Forwarded-For and pick its rate-limit key, as `true` would; and host
+ * bits set (`10.0.0.1/8`), which is a typo for either `10.0.0.0/8` or `10.0.0.1/32`, and the
+ * wider reading would trust far more than meant.
+ */
+export function parseProxyRange(text: string): Range | string {
+  const item = text.trim();
+  const [addressText = '', bitsText, ...rest] = item.split('/');
+  const v4 = ipaddr.IPv4.isValidFourPartDecimal(addressText);
+  const v6 = !v4 && addressText.includes(':') && !addressText.includes('%') && ipaddr.IPv6.isValid(addressText);
+  if (rest.length > 0 || (!v4 && !v6)) return `"${item}" is not an IP address or CIDR range`;
+  const written = v4 ? ipaddr.IPv4.parse(addressText) : ipaddr.IPv6.parse(addressText);
+  const writtenMax = v4 ? 32 : 128;
+  if (bitsText !== undefined && (!/^\d{1,3}$/.test(bitsText) || Number(bitsText) > writtenMax)) {
+    return `"${item}" has a prefix length outside 0-${writtenMax}`;
+  }
+  const writtenBits = bitsText === undefined ? writtenMax : Number(bitsText);
+  if (writtenBits === 0) return `"${item}" trusts every address, so any client could choose its own rate-limit key: name the proxies`;
+  const network = v4 ? ipaddr.IPv4.networkAddressFromCIDR(`${addressText}/${writtenBits}`) : ipaddr.IPv6.networkAddressFromCIDR(`${addressText}/${writtenBits}`);
+  if (network.toString() !== written.toString()) {
+    return `"${item}" has host bits set: write ${network.toString()}/${writtenBits} for the network or ${written.toString()}/${writtenMax} for one address`;
+  }
+  if (written.kind() === 'ipv6' && (written as ipaddr.IPv6).isIPv4MappedAddress()) {
+    // Host bits are clear, so a mapped address here has a prefix of at least 96.
+    if (writtenBits === 96) return `"${item}" trusts every IPv4 address, so any client could choose its own rate-limit key: name the proxies`;
+    return [(written as ipaddr.IPv6).toIPv4Address(), writtenBits - 96];
+  }
+  return [written, writtenBits];
 }
 
 function inRanges(address: Address, ranges: readonly Range[]): boolean {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { TrustProxy } from '../../../src/app/config.ts';
 import { loadConfig } from '../../../src/app/config.ts';
-import { clientKeyOf, forwardedFor, parseRange } from '../../../src/features/ratelimit/client-key.ts';
+import { clientKeyOf, forwardedFor, parseProxyRange, parseRange } from '../../../src/features/ratelimit/client-key.ts';
 
 const NONE: TrustProxy = { kind: 'none' };
 const ONE_HOP: TrustProxy = { kind: 'hops', hops: 1 };
@@ -110,7 +110,28 @@ describe('clientKeyOf', () => {
     expect(parseRange('192.0.2.1')?.[1]).toBe(32);
     expect(parseRange('2001:db8::/32')?.[1]).toBe(32);
     expect(parseRange('::ffff:10.0.0.0/104')?.[1]).toBe(8);
-    for (const bad of ['10.0.0.0/33', '10.0.0.0/-1', '10.0.0.0/8/8', 'nope', '10.0.0.0/', '2001:db8::/129']) expect(parseRange(bad)).toBeNull();
+    for (const bad of ['10.0.0.0/33', '10.0.0.0/-1', '10.0.0.0/8/8', 'nope', '10.0.0.0/', '2001:db8::/129', '127.0.0.256', '127.1', '10.0.0.0/08x', 'fe80::1%eth0', '[::1]']) {
+      expect(parseRange(bad)).toBeNull();
+    }
+  });
+
+  it('explains why a range is refused, in words the configuration error quotes', () => {
+    expect(['0.0.0.0/0', '::/0', '::ffff:0.0.0.0/96', '10.0.0.1/8', '2001:db8::1/32'].map((range) => parseProxyRange(range))).toMatchInlineSnapshot(`
+      [
+        ""0.0.0.0/0" trusts every address, so any client could choose its own rate-limit key: name the proxies",
+        ""::/0" trusts every address, so any client could choose its own rate-limit key: name the proxies",
+        ""::ffff:0.0.0.0/96" trusts every IPv4 address, so any client could choose its own rate-limit key: name the proxies",
+        ""10.0.0.1/8" has host bits set: write 10.0.0.0/8 for the network or 10.0.0.1/32 for one address",
+        ""2001:db8::1/32" has host bits set: write 2001:db8::/32 for the network or 2001:db8::1/128 for one address",
+      ]
+    `);
+  });
+
+  it('never trusts a whole-internet range, even one that reaches it without the configuration', () => {
+    for (const cidr of ['0.0.0.0/0', '::/0', '::ffff:0.0.0.0/96']) {
+      const trust: TrustProxy = { kind: 'list', cidrs: [cidr] };
+      expect(clientKeyOf('203.0.113.9', { 'x-forwarded-for': '1.2.3.4' }, trust)).toBe('203.0.113.9');
+    }
   });
 
   it('never throws and always returns a non-empty key, whatever the headers say', () => {
