@@ -11,7 +11,7 @@
  *   A database that cannot be opened or migrated is 1, like any other failed run.
  */
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
-import { ConfigError, loadConfig, type Config } from '../../src/app/config.ts';
+import { ConfigError, loadConfig, prepareDatabaseLocation, type Config } from '../../src/app/config.ts';
 import type { DbHandle } from '../../src/db/create-db.ts';
 import { DatabaseOpenError, openMigratedDb, type OpenOptions } from '../../src/db/open-migrated-db.ts';
 
@@ -110,7 +110,13 @@ export async function runCli<O extends ParseArgsOptionsConfig>(
     stdout,
     stderr,
     config: loadOnce,
-    db: (options) => (handle ??= Promise.resolve().then(() => openMigratedDb(loadOnce(), options))),
+    db: (options) =>
+      (handle ??= Promise.resolve().then(() => {
+        // The same location check as the server's: a missing or unwritable SQLite directory is a
+        // configuration error (78), never created on the fly (a path under /proc would spin).
+        prepareDatabaseLocation(loadOnce().DATABASE_URL);
+        return openMigratedDb(loadOnce(), options);
+      })),
   };
   try {
     return await main(cli);

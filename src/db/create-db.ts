@@ -4,8 +4,7 @@
  * returned handle's `close()` releases everything.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Kysely, PostgresDialect, SqliteIntrospector, SqliteQueryCompiler, sql, type Dialect, type PostgresPool } from 'kysely';
 import type { Database } from './schema.ts';
@@ -87,7 +86,6 @@ export function createDb(url: string, options: DbOptions = {}): DbHandle {
     const driver = new RetryingSqliteDriver({
       open: async () => {
         const { default: SQLite } = await import('better-sqlite3');
-        if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
         // busy_timeout 0: SQLite would wait for a lock by sleeping inside the call, on the event
         // loop; the driver retries on timers instead.
         const conn = new SQLite(path, { timeout: 0 });

@@ -86,6 +86,14 @@ describe('exit codes of the database commands', () => {
     `);
   });
 
+  it('exits 78 at once for a SQLite path whose directory cannot exist, instead of spinning on it', async () => {
+    for (const path of ['/proc/x/site.db', '/no-such-dir-here/site.db']) {
+      const run = await command('jobs/cli/migrate.ts', [], { DATABASE_URL: path });
+      expect(run.code, path).toBe(78);
+      expect(run.stderr.trim().split('\n'), path).toHaveLength(1);
+    }
+  });
+
   it('exits 1 with one line when the database cannot be reached', async () => {
     const run = await command('jobs/cli/stats-materialize.ts', ['--missing'], { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nothing' });
     expect(run.code).toBe(1);
@@ -116,7 +124,7 @@ describe('exit codes of the database commands', () => {
   it('migrates with `npm run migrate` and reports what it applied', async () => {
     const database = tempSqliteUrl();
     const first = await command('jobs/cli/migrate.ts', [], { DATABASE_URL: database });
-    expect(first).toEqual({ code: 0, stdout: `applied: 0001-initial\nsqlite:${database} is up to date (1 applied now)\n`, stderr: '' });
+    expect(first).toEqual({ code: 0, stdout: `applied: 0001-initial\napplied: 0002-health-probe\nsqlite:${database} is up to date (2 applied now)\n`, stderr: '' });
     const again = await command('jobs/cli/migrate.ts', [], { DATABASE_URL: database });
     expect(again.stdout).toBe(`sqlite:${database} is up to date (0 applied now)\n`);
   });
