@@ -9,7 +9,9 @@ import ipaddr from 'ipaddr.js';
 import { validate as validCron } from 'node-cron';
 import { z } from 'zod';
 import { engineOf, sqlitePath } from '../db/create-db.ts';
-import { MAX_CHAIN, parseProxyRange } from '../features/ratelimit/client-key.ts';
+import { MAX_CHAIN, parseProxyRange, type TrustProxy } from '../features/ratelimit/client-key.ts';
+
+export type { TrustProxy };
 import { redactUrl, redactUrlsIn } from '../lib/redact-url.ts';
 
 const bool = (name: string) =>
@@ -76,14 +78,6 @@ const origin = z.string().transform((value, ctx) => {
   return result;
 });
 
-/**
- * `TRUST_PROXY`: which `X-Forwarded-For` / `Forwarded` hops to believe when identifying a client.
- * `false` (default): none, the socket address is the client. A number N: the N nearest proxies.
- * A comma-separated list of addresses or CIDRs: exactly those proxies, each item read strictly
- * (`parseProxyRange`: ipaddr.js, no /0, no host bits). Hop counts above MAX_CHAIN are refused:
- * the limiter never reads that far, so they would mean "every hop", like `true`.
- */
-export type TrustProxy = { kind: 'none' } | { kind: 'hops'; hops: number } | { kind: 'list'; cidrs: string[] };
 
 const EVERY_HOP = 'trusting every hop lets any client choose its own rate-limit key';
 

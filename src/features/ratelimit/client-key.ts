@@ -22,13 +22,21 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import ipaddr from 'ipaddr.js';
-import type { TrustProxy } from '../../app/config.ts';
 
 type Address = ipaddr.IPv4 | ipaddr.IPv6;
 type Range = [Address, number];
 
 /** Forwarded entries read at most: enough for any real proxy chain, bounded against abuse. */
 export const MAX_CHAIN = 32;
+
+/**
+ * `TRUST_PROXY`: which `X-Forwarded-For` / `Forwarded` hops to believe when identifying a client.
+ * `false` (default): none, the socket address is the client. A number N: the N nearest proxies.
+ * A comma-separated list of addresses or CIDRs: exactly those proxies, each item read strictly
+ * (`parseProxyRange`: ipaddr.js, no /0, no host bits). Hop counts above MAX_CHAIN are refused:
+ * the limiter never reads that far, so they would mean "every hop", like `true`.
+ */
+export type TrustProxy = { kind: 'none' } | { kind: 'hops'; hops: number } | { kind: 'list'; cidrs: string[] };
 
 /** Key of a request whose peer address is unknown (socket already gone). */
 export const UNKNOWN_CLIENT = 'unknown';
