@@ -6,7 +6,7 @@
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { defaultOrigins, type Config } from './config.ts';
+import { resolveOrigin, type Config } from './config.ts';
 import { openMigratedDb } from '../db/open-migrated-db.ts';
 import type { Services } from './services.ts';
 import { startOutbox } from '../../jobs/outbox.ts';
@@ -23,9 +23,11 @@ import { loadStaticFiles } from '../server/static-files.ts';
 const CACHE_MAX_TTL_MS = 60_000;
 
 export interface AppHandle {
-  services: Services;
-  /** Start listening; resolves with the bound origin. */
-  listen(): Promise<string>;
+  /**
+   * Bind the port, resolve the public origin (PORT=0 learns its port here) into the frozen
+   * configuration the services carry, then start the jobs. Resolves with the bound origin.
+   */
+  listen(): Promise<{ origin: string; services: Services }>;
   /** Stop accepting, let in-flight requests finish within `graceMs`, then release everything. */
   close(graceMs?: number): Promise<void>;
 }
@@ -49,20 +51,15 @@ export async function createApp(config: Config, log: Logger): Promise<AppHandle>
   const statics = await loadStaticFiles(join(distDir, 'client'));
   const cache = new ResponseCache({ maxBytes: config.RESPONSE_CACHE_MAX_BYTES, maxTtlMs: CACHE_MAX_TTL_MS });
 
-  const services: Services = {
-    config,
-    db: handle,
-    log,
-    purgeCache: (prefix) => {
-      const dropped = cache.purge(prefix);
-      if (dropped > 0) log.debug({ prefix, dropped }, 'response cache purged');
-    },
+  // Set by listen(), synchronously in the bind callback, so before any request can arrive.
+  let services: Services | undefined;
+  let siteHost = '';
+  const running = (): Services => {
+    if (!services) throw new Error('the app is not listening yet');
+    return services;
   };
 
   const limiter = createEdgeLimiter(config, log);
-  // The site's host, re-derived only when SITE_URL changes (PORT=0 learns its port at listen).
-  let siteHostFor = '';
-  let siteHostValue = '';
   const edge = createEdge({
     log,
     astro,
@@ -70,18 +67,12 @@ export async function createApp(config: Config, log: Logger): Promise<AppHandle>
     cache,
     limiter,
     clientKey: (req) => clientKeyOf(req.socket.remoteAddress, req.headers, config.TRUST_PROXY),
-    allowedOrigins: () => config.ALLOWED_ORIGINS,
+    allowedOrigins: () => running().config.ALLOWED_ORIGINS,
     https: config.SITE_URL.startsWith('https:'),
-    siteHost: () => {
-      if (siteHostFor !== config.SITE_URL) {
-        siteHostFor = config.SITE_URL;
-        siteHostValue = new URL(siteHostFor).host;
-      }
-      return siteHostValue;
-    },
+    siteHost: () => siteHost,
     ready: () => handle.ping(),
     readyDetails: { database: handle.engine },
-    locals: (requestId, clientKey) => ({ services, requestId, clientKey }),
+    locals: (requestId, clientKey) => ({ services: running(), requestId, clientKey }),
   });
 
   const { server } = edge;
@@ -92,7 +83,8 @@ export async function createApp(config: Config, log: Logger): Promise<AppHandle>
    * to Astro's handler through a private loopback server: no rate limit, log line or cache entry
    * is spent on it.
    */
-  async function warmUp(): Promise<void> {
+  async function warmUp(services: Services): Promise<void> {
+    const { config } = services;
     const internal = createHttpServer((req, res) => {
       void astro(req, res, () => res.writeHead(404).end(), { services, requestId: 'warm-up', clientKey: 'warm-up' });
     });
@@ -112,12 +104,12 @@ export async function createApp(config: Config, log: Logger): Promise<AppHandle>
     }
   }
 
-  // Background work starts with the server and stops before the database closes.
-  const outbox = config.JOBS_ENABLED ? startOutbox({ services, intervalMs: 15_000 }) : undefined;
-  const jobs = startJobs({ services });
+  // Background work starts once the server listens (a process that cannot bind its port must not
+  // keep timers alive) and stops before the database closes.
+  let outbox: ReturnType<typeof startOutbox> | undefined;
+  let jobs: ReturnType<typeof startJobs> | undefined;
   let closing: Promise<void> | undefined;
   return {
-    services,
     listen: () =>
       new Promise((resolvePromise, reject) => {
         server.once('error', reject);
@@ -126,13 +118,21 @@ export async function createApp(config: Config, log: Logger): Promise<AppHandle>
           const { port } = server.address() as AddressInfo;
           const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST;
           const origin = `http://${host}:${port}`;
-          if (config.siteUrlDerived && port !== config.PORT) {
-            // PORT=0: the derived site origin follows the port actually bound.
-            config.SITE_URL = origin;
-            if (config.allowedOriginsDerived) config.ALLOWED_ORIGINS = defaultOrigins(origin);
-          }
-          resolvePromise(origin);
-          warmUp().catch((error: unknown) => log.warn({ err: error }, 'warm-up failed'));
+          const resolved = resolveOrigin(config, origin);
+          services = {
+            config: resolved,
+            db: handle,
+            log,
+            purgeCache: (prefix) => {
+              const dropped = cache.purge(prefix);
+              if (dropped > 0) log.debug({ prefix, dropped }, 'response cache purged');
+            },
+          };
+          siteHost = new URL(resolved.SITE_URL).host;
+          outbox = resolved.JOBS_ENABLED ? startOutbox({ services, intervalMs: 15_000 }) : undefined;
+          jobs = startJobs({ services });
+          resolvePromise({ origin, services });
+          warmUp(services).catch((error: unknown) => log.warn({ err: error }, 'warm-up failed'));
         });
       }),
     close: (graceMs = config.SHUTDOWN_GRACE_MS) =>
@@ -152,7 +152,7 @@ export async function createApp(config: Config, log: Logger): Promise<AppHandle>
           });
           server.closeIdleConnections();
         });
-        await jobs.stop();
+        await jobs?.stop();
         await outbox?.stop();
         await limiter.close();
         await handle.close();

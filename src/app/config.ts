@@ -304,6 +304,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 }
 
 /**
+ * The configuration as the running service sees it, frozen: once the port is bound, a derived
+ * SITE_URL (and ALLOWED_ORIGINS derived from it) follows the port actually bound (PORT=0 picks
+ * a free one). Called once, before the first request can arrive; nothing changes it afterwards.
+ */
+export function resolveOrigin(config: Config, boundOrigin: string): Readonly<Config> {
+  if (!config.siteUrlDerived || config.SITE_URL === boundOrigin) return Object.freeze({ ...config, ALLOWED_ORIGINS: Object.freeze([...config.ALLOWED_ORIGINS]) as string[] });
+  const allowed = config.allowedOriginsDerived ? defaultOrigins(boundOrigin) : config.ALLOWED_ORIGINS;
+  return Object.freeze({ ...config, SITE_URL: boundOrigin, ALLOWED_ORIGINS: Object.freeze([...allowed]) as string[] });
+}
+
+/**
  * Check, before anything opens it, that SQLite can create and write DATABASE_URL's file: its
  * directory exists and is writable, and the file, if present, is a writable regular file.
  * Throws a ConfigError otherwise. Only the default `./data` is created when missing, so that

@@ -59,8 +59,8 @@ try {
   await failStart(buildFailure(error, config), error);
 }
 try {
-  const origin = await app!.listen(); // createApp succeeded, or failStart exited
-  log.info({ url: origin, database: app!.services.db.target }, 'listening');
+  const { origin, services } = await app!.listen(); // createApp succeeded, or failStart exited
+  log.info({ url: origin, database: services.db.target }, 'listening');
   flushLogger(log);
 } catch (error) {
   await failStart(listenFailure(error, config), error);
@@ -96,9 +96,9 @@ interface Failure {
 }
 
 /**
- * Report and exit. The jobs and the outbox started inside createApp hold timers that would keep
- * a half-started process alive (listening on nothing), so this always ends in process.exit,
- * after giving the app a bounded moment to release the database.
+ * Report and exit. Anything a half-started app holds (database handles, a Redis connection)
+ * could keep the process alive listening on nothing, so this always ends in process.exit, after
+ * giving the app a bounded moment to release the database.
  */
 async function failStart(failure: Failure, error: unknown): Promise<never> {
   const line = redactUrlsIn(failure.line);

@@ -8,7 +8,7 @@ import type { DateWindow } from './date-windows.ts';
 import { DailyQuotaExceededError, InvalidRequestError, RateLimitedError, ServerUnavailableError, UnexpectedResponseError } from './errors.ts';
 import type { Pacer } from './pacer.ts';
 import { sleep } from './pacer.ts';
-import { isDailyQuotaRefusal, parseRetryAfter, readRateHeaders, retryDelay, type RetryPolicy } from './rate-pacing.ts';
+import { isDailyQuotaRefusal, parseRetryAfterMs, readRateHeaders, retryDelay, type RetryPolicy } from './rate-pacing.ts';
 import { requestUrl } from './window-cache.ts';
 
 /** The `fetch` the client needs; the platform's fetch is one. */
@@ -109,7 +109,7 @@ export async function fetchWindow(window: DateWindow, context: WindowContext): P
     if (response.status >= 500) {
       await response.body?.cancel().catch(() => {});
       if (attempt >= plan.retry.maxAttempts) throw new ServerUnavailableError(plan.endpoint.href, attempt, response.status, undefined);
-      const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), seen.serverNowMs);
+      const retryAfterMs = parseRetryAfterMs(response.headers.get('retry-after'), seen.serverNowMs);
       await wait('backoff', retryDelay(attempt, retryAfterMs, plan.retry, random));
       continue;
     }

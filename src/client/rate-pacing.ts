@@ -169,7 +169,7 @@ export function readRateHeaders(headers: Headers, status: number, receivedAt: nu
   const dayRemaining = countHeader(headers, 'x-daily-quota-remaining');
   if (dayRemaining !== undefined) observation.dayRemaining = dayRemaining;
   if (status === 429) {
-    const retryAfterMs = parseRetryAfter(headers.get('retry-after'), serverNowMs);
+    const retryAfterMs = parseRetryAfterMs(headers.get('retry-after'), serverNowMs);
     if (retryAfterMs !== undefined) observation.retryAfterMs = retryAfterMs;
   }
   return observation;
@@ -244,7 +244,7 @@ export function paceDecision(state: PacerState, now: number): PaceDecision {
  * Retry-After (RFC 9110 section 10.2.3) in milliseconds: delay-seconds, or an HTTP-date taken
  * relative to the server's clock. Undefined when absent or unreadable.
  */
-export function parseRetryAfter(value: string | null, serverNowMs: number): number | undefined {
+export function parseRetryAfterMs(value: string | null, serverNowMs: number): number | undefined {
   if (value === null) return undefined;
   const text = value.trim();
   if (/^\d{1,10}$/.test(text)) return Number(text) * 1000;

@@ -11,7 +11,7 @@ import {
   isDailyQuotaRefusal,
   PACING_MARGIN_MS,
   paceDecision,
-  parseRetryAfter,
+  parseRetryAfterMs,
   readRateHeaders,
   retryDelay,
   type PacerState,
@@ -66,9 +66,9 @@ describe('reading the limit headers', () => {
   it('keeps Retry-After of a refusal only, as delay-seconds or an HTTP-date', () => {
     expect(readRateHeaders(headers({ 'Retry-After': 3 }), 429, 0, SERVER_NOW).retryAfterMs).toBe(3_000);
     expect(readRateHeaders(headers({ 'Retry-After': 3 }), 200, 0, SERVER_NOW).retryAfterMs).toBeUndefined();
-    expect(parseRetryAfter(httpDate(SERVER_NOW + 5_000), SERVER_NOW)).toBe(5_000);
-    expect(parseRetryAfter('soon', SERVER_NOW)).toBeUndefined();
-    expect(parseRetryAfter(null, SERVER_NOW)).toBeUndefined();
+    expect(parseRetryAfterMs(httpDate(SERVER_NOW + 5_000), SERVER_NOW)).toBe(5_000);
+    expect(parseRetryAfterMs('soon', SERVER_NOW)).toBeUndefined();
+    expect(parseRetryAfterMs(null, SERVER_NOW)).toBeUndefined();
   });
 });
 
