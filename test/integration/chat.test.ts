@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { composeReply } from '../../src/features/chat/built-in-assistant.ts';
 import { handleChat, handlePreflight, methodNotAllowed } from '../../src/features/chat/chat.server.ts';
 import { handleContact } from '../../src/features/contact/handle-contact.ts';
-import { openTestDb, testServices, type TestDb } from './contact-fixtures.ts';
+import { useTestDb } from './contact-fixtures.ts';
 import { ask, CHAT_URL, chatDeps, chatRequest, chatServices, PARTNER, problemOf, readChunks, SITE, siteKnowledgeIndex } from '../unit/chat/chat-harness.ts';
 
 const services = chatServices();
@@ -544,13 +544,7 @@ describe('the streamed reply', () => {
 });
 
 describe('POST /api/chat and POST /api/contact read a body the same way', () => {
-  let db: TestDb;
-  beforeAll(async () => {
-    db = await openTestDb('sqlite');
-  });
-  afterAll(async () => {
-    await db?.dispose();
-  });
+  const contactSuite = useTestDb('sqlite');
 
   const big = new TextEncoder().encode(JSON.stringify({ messages: [{ role: 'user', content: 'x'.repeat(64 * 1024) }] }));
   const faults: Array<[string, Record<string, string>, string | Uint8Array<ArrayBuffer>]> = [
@@ -571,7 +565,7 @@ describe('POST /api/chat and POST /api/contact read a body the same way', () => 
   it.each(faults)('answers %s with the same status and code', async (_label, headers, body) => {
     const bytes = typeof body === 'string' ? new TextEncoder().encode(body) : body;
     const request = (url: string) => new Request(url, { method: 'POST', headers: { origin: SITE, ...headers }, body: bytes });
-    const contact = await problemOf(await handleContact(request('http://127.0.0.1:4321/api/contact'), testServices(db.handle)));
+    const contact = await problemOf(await handleContact(request('http://127.0.0.1:4321/api/contact'), contactSuite.services));
     const chat = await problemOf(await handleChat(request(CHAT_URL), services, chatDeps()));
     expect(chat.status).toBeGreaterThanOrEqual(400);
     expect([chat.status, (chat.body as { code: string }).code]).toEqual([contact.status, (contact.body as { code: string }).code]);

@@ -1,38 +1,27 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { handleContact } from '../../src/features/contact/handle-contact.ts';
-import type { Services } from '../../src/app/services.ts';
 import {
   ENGINES,
   answer,
   contactRequest,
   countRows,
   json,
-  openTestDb,
   testServices,
+  useTestDb,
   validPayload,
-  type TestDb,
 } from './contact-fixtures.ts';
 
 describe.each(ENGINES)('POST /api/contact on %s', (engine) => {
-  let db: TestDb;
-  let services: Services;
-
-  beforeAll(async () => {
-    db = await openTestDb(engine);
-    services = testServices(db.handle);
-  });
-  afterAll(async () => {
-    await db?.dispose();
-  });
+  const suite = useTestDb(engine);
   beforeEach(async () => {
-    await db.handle.db.deleteFrom('contact_submission').execute();
+    await suite.db.handle.db.deleteFrom('contact_submission').execute();
   });
 
-  const post = (body: Parameters<typeof contactRequest>[0], headers?: Record<string, string>) => handleContact(contactRequest(body, headers), services);
+  const post = (body: Parameters<typeof contactRequest>[0], headers?: Record<string, string>) => handleContact(contactRequest(body, headers), suite.services);
 
   describe('refusals, none of which stores anything', () => {
     afterAll(async () => {
-      expect(await countRows(db.handle)).toBe(0);
+      expect(await countRows(suite.db.handle)).toBe(0);
     });
 
     it('answers 415 for a text/plain body, naming the content type it takes', async () => {
@@ -429,7 +418,7 @@ describe.each(ENGINES)('POST /api/contact on %s', (engine) => {
     });
 
     it('answers 405 with Allow: POST for other methods', async () => {
-      const response = await handleContact(contactRequest(null, {}, 'GET'), services);
+      const response = await handleContact(contactRequest(null, {}, 'GET'), suite.services);
       expect(response.headers.get('allow')).toBe('POST');
       expect(await answer(response)).toMatchInlineSnapshot(`
         {
@@ -459,7 +448,7 @@ describe.each(ENGINES)('POST /api/contact on %s', (engine) => {
       expect(response.headers.get('cache-control')).toBe('no-store');
       expect(await response.json()).toEqual({ success: true });
 
-      const rows = await db.handle.db.selectFrom('contact_submission').selectAll().execute();
+      const rows = await suite.db.handle.db.selectFrom('contact_submission').selectAll().execute();
       expect(rows).toHaveLength(1);
       const [row] = rows;
       expect(row).toEqual({
@@ -484,7 +473,7 @@ describe.each(ENGINES)('POST /api/contact on %s', (engine) => {
       const body = `${json(validPayload).slice(0, -1)},"company":"UNKNOWN-MARKER","admin":true,"__proto__":{"polluted":"UNKNOWN-MARKER"}}`;
       const response = await post(body);
       expect(response.status).toBe(200);
-      const rows = await db.handle.db.selectFrom('contact_submission').selectAll().execute();
+      const rows = await suite.db.handle.db.selectFrom('contact_submission').selectAll().execute();
       expect(rows).toHaveLength(1);
       expect(JSON.stringify(rows)).not.toContain('UNKNOWN-MARKER');
       expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
@@ -492,14 +481,14 @@ describe.each(ENGINES)('POST /api/contact on %s', (engine) => {
 
     it('stores absent and blank optional fields as null', async () => {
       expect((await post(json({ name: 'Bo', work_email: 'bo@example.com', priority: 'message', job_title: '  ' }))).status).toBe(200);
-      const row = await db.handle.db.selectFrom('contact_submission').select(['job_title', 'message']).executeTakeFirstOrThrow();
+      const row = await suite.db.handle.db.selectFrom('contact_submission').select(['job_title', 'message']).executeTakeFirstOrThrow();
       expect(row).toEqual({ job_title: null, message: null });
     });
 
     it('takes application/json with parameters and +json types', async () => {
       expect((await post(json(validPayload), { 'content-type': 'Application/JSON; charset="UTF-8"' })).status).toBe(200);
       expect((await post(json(validPayload), { 'content-type': 'application/vnd.contact+json' })).status).toBe(200);
-      expect(await countRows(db.handle)).toBe(2);
+      expect(await countRows(suite.db.handle)).toBe(2);
     });
 
     it('takes a body of exactly 32 KiB', async () => {
@@ -510,9 +499,9 @@ describe.each(ENGINES)('POST /api/contact on %s', (engine) => {
     });
 
     it('queues the submission for the outbox when a webhook is configured', async () => {
-      const withWebhook = testServices(db.handle, { CONTACT_WEBHOOK_URL: 'http://127.0.0.1:9/hook' });
+      const withWebhook = testServices(suite.db.handle, { CONTACT_WEBHOOK_URL: 'http://127.0.0.1:9/hook' });
       expect((await handleContact(contactRequest(json(validPayload)), withWebhook)).status).toBe(200);
-      const row = await db.handle.db.selectFrom('contact_submission').selectAll().executeTakeFirstOrThrow();
+      const row = await suite.db.handle.db.selectFrom('contact_submission').selectAll().executeTakeFirstOrThrow();
       expect(row.delivery_status).toBe('pending');
       expect(row.next_attempt_at).toBe(row.created_at);
     });
@@ -528,22 +517,22 @@ describe.each(ENGINES)('POST /api/contact on %s', (engine) => {
       expect(await second.json()).toEqual(await first.json());
       expect(first.headers.get('idempotent-replayed')).toBeNull();
       expect(second.headers.get('idempotent-replayed')).toBe('true');
-      expect(await countRows(db.handle)).toBe(1);
-      const row = await db.handle.db.selectFrom('contact_submission').select('idempotency_key').executeTakeFirstOrThrow();
+      expect(await countRows(suite.db.handle)).toBe(1);
+      const row = await suite.db.handle.db.selectFrom('contact_submission').select('idempotency_key').executeTakeFirstOrThrow();
       expect(row.idempotency_key).toBe('9b2f6c1e-retry');
     });
 
     it('stores concurrent retries of one key once', async () => {
       const responses = await Promise.all(Array.from({ length: 8 }, () => post(json(validPayload), withKey('concurrent-key'))));
       expect(responses.map((r) => r.status)).toEqual(Array(8).fill(200));
-      expect(await countRows(db.handle)).toBe(1);
+      expect(await countRows(suite.db.handle)).toBe(1);
     });
 
     it('treats a quoted key (structured-field string) like the bare key', async () => {
       await post(json(validPayload), withKey('"abc-123"'));
       const again = await post(json(validPayload), withKey('abc-123'));
       expect(again.headers.get('idempotent-replayed')).toBe('true');
-      expect(await countRows(db.handle)).toBe(1);
+      expect(await countRows(suite.db.handle)).toBe(1);
     });
 
     it('answers 422 when a key is reused for a different submission, and keeps the first', async () => {
@@ -563,7 +552,7 @@ describe.each(ENGINES)('POST /api/contact on %s', (engine) => {
           "status": 422,
         }
       `);
-      const rows = await db.handle.db.selectFrom('contact_submission').select('message').execute();
+      const rows = await suite.db.handle.db.selectFrom('contact_submission').select('message').execute();
       expect(rows).toEqual([{ message: validPayload.message }]);
     });
 
@@ -573,7 +562,7 @@ describe.each(ENGINES)('POST /api/contact on %s', (engine) => {
       const second = await post(json(payload), withKey('emoji-key'));
       expect([first.status, second.status]).toEqual([200, 200]);
       expect(second.headers.get('idempotent-replayed')).toBe('true');
-      const rows = await db.handle.db.selectFrom('contact_submission').select('message').execute();
+      const rows = await suite.db.handle.db.selectFrom('contact_submission').select('message').execute();
       expect(rows).toEqual([{ message: 'Thanks \u{1F600}' }]);
     });
 
@@ -582,7 +571,7 @@ describe.each(ENGINES)('POST /api/contact on %s', (engine) => {
       const first = await post(body, withKey('surrogate-key'));
       const second = await post(body, withKey('surrogate-key'));
       expect([first.status, second.status]).toEqual([400, 400]);
-      expect(await countRows(db.handle)).toBe(0);
+      expect(await countRows(suite.db.handle)).toBe(0);
     });
 
     it('stores submissions with different keys separately', async () => {
@@ -590,7 +579,7 @@ describe.each(ENGINES)('POST /api/contact on %s', (engine) => {
       await post(json(validPayload), withKey('key-b'));
       await post(json(validPayload));
       await post(json(validPayload));
-      expect(await countRows(db.handle)).toBe(4);
+      expect(await countRows(suite.db.handle)).toBe(4);
     });
   });
 
@@ -599,18 +588,18 @@ describe.each(ENGINES)('POST /api/contact on %s', (engine) => {
       const response = await post(json({ ...validPayload, website: 'https://spam.example' }));
       expect(response.status).toBe(200);
       expect(await response.json()).toEqual({ success: true });
-      expect(await countRows(db.handle)).toBe(0);
+      expect(await countRows(suite.db.handle)).toBe(0);
     });
 
     it('answers a bot 200 even when the rest of its submission is invalid', async () => {
       const response = await post(json({ name: 'x', website: 'spam' }));
       expect(response.status).toBe(200);
-      expect(await countRows(db.handle)).toBe(0);
+      expect(await countRows(suite.db.handle)).toBe(0);
     });
 
     it('stores a person whose honeypot stayed empty', async () => {
       expect((await post(json({ ...validPayload, website: '' }))).status).toBe(200);
-      expect(await countRows(db.handle)).toBe(1);
+      expect(await countRows(suite.db.handle)).toBe(1);
     });
   });
 });
