@@ -12,6 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { anyValue, contactLike } from '../helpers/contact-arbitraries.ts';
 import { PRIORITIES } from '../../src/features/contact/contact.ts';
 import { startServer, type RunningServer } from '../helpers/server.ts';
 
@@ -24,22 +25,6 @@ const HIGH_LIMITS = {
 
 const RUNS = 200;
 const ALLOWED = [200, 400, 413, 415];
-
-const anyValue = fc.jsonValue({ maxDepth: 3 });
-
-/** Objects shaped like the form, each member sometimes right and sometimes anything. */
-const contactLike = fc.record(
-  {
-    name: fc.oneof(fc.string({ maxLength: 250 }), anyValue),
-    job_title: fc.oneof(fc.string({ maxLength: 250 }), anyValue),
-    work_email: fc.oneof(fc.emailAddress(), fc.string(), anyValue),
-    priority: fc.oneof(fc.constantFrom(...PRIORITIES), fc.string(), anyValue),
-    message: fc.oneof(fc.string({ maxLength: 6000 }), anyValue),
-    website: fc.oneof(fc.constant(''), fc.string({ maxLength: 5 }), anyValue),
-    extra: anyValue,
-  },
-  { requiredKeys: [] },
-);
 
 const validForm = fc.record({
   name: fc.string({ minLength: 1, maxLength: 200 }).filter((s) => s.trim() !== ''),

@@ -4,41 +4,23 @@
  * parameters it does not define, Astro's internals are not served, pages carry the limits, and
  * errors come in the format of the interface the request was meant for.
  */
-import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rawRequest, type RawInit, type RawResponse } from '../helpers/raw-http.ts';
 import { startServer, type RunningServer } from '../helpers/server.ts';
 
 let server: RunningServer;
-let port: number;
 beforeAll(async () => {
   server = await startServer({ RATE_LIMIT_DATA_MINUTE: '100000', RATE_LIMIT_DATA_DAY: '100000', RATE_LIMIT_SITE_MINUTE: '100000', RATE_LIMIT_PAGE_MINUTE: '100000' });
-  port = Number(new URL(server.url).port);
 });
 afterAll(async () => {
   await server?.stop();
 });
 
-interface Raw {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
-
 /** A request exactly as written: no client-side path normalisation. */
-function raw(path: string, init: { method?: string; headers?: Record<string, string> } = {}): Promise<Raw> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method: init.method ?? 'GET', headers: init.headers ?? {} }, (res) => {
-      let body = '';
-      res.on('data', (c: Buffer) => (body += c.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
+const raw = (path: string, init?: RawInit): Promise<RawResponse> => rawRequest(server.url, path, init);
 
 /** The policy-bearing part of a response: what must not depend on how the path was spelled. */
-function policies(res: Raw) {
+function policies(res: RawResponse) {
   return {
     status: res.status,
     type: res.headers['content-type'],

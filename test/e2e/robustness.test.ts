@@ -3,9 +3,9 @@
  * interface's error format, limits and caches cannot be steered around, and the process stays up
  * without logging errors for what clients did.
  */
-import { request } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rawRequest, type RawInit, type RawResponse } from '../helpers/raw-http.ts';
 import { startServer, type RunningServer } from '../helpers/server.ts';
 
 let server: RunningServer;
@@ -18,24 +18,8 @@ afterAll(async () => {
   await server?.stop();
 });
 
-interface Raw {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
-
 /** A request exactly as written: no client-side path normalisation. */
-function raw(path: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Raw> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method: init.method ?? 'GET', headers: init.headers ?? {}, setHost: !init.headers?.['host'] }, (res) => {
-      let body = '';
-      res.on('data', (c: Buffer) => (body += c.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
-    req.on('error', reject);
-    req.end(init.body);
-  });
-}
+const raw = (path: string, init?: RawInit): Promise<RawResponse> => rawRequest(server.url, path, init);
 
 /** Bytes on a socket, the first response's head and body back. */
 function wire(bytes: string): Promise<string> {

@@ -1,5 +1,6 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rawRequest } from '../helpers/raw-http.ts';
 import { startServer, type RunningServer } from '../helpers/server.ts';
 
 describe('the server process', () => {
@@ -89,14 +90,7 @@ describe('the server process', () => {
   });
 
   it('accepts an absolute-form request target (RFC 9112 section 3.2.2)', async () => {
-    const status = await new Promise<number>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port: new URL(server.url).port, path: `${server.url}/api/news` }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
-      req.on('error', reject);
-      req.end();
-    });
+    const { status } = await rawRequest(server.url, `${server.url}/api/news`);
     expect(status).toBe(200);
   });
 
@@ -112,14 +106,7 @@ describe('the server process', () => {
   });
 
   it('refuses a request target that is not a path with a 400 problem', async () => {
-    const status = await new Promise<number>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port: new URL(server.url).port, path: '*', method: 'OPTIONS' }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
-      req.on('error', reject);
-      req.end();
-    });
+    const { status } = await rawRequest(server.url, '*', { method: 'OPTIONS' });
     expect(status).toBe(400);
   });
 

@@ -1,31 +1,29 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { composeReply } from '../../src/features/chat/built-in-assistant.ts';
 import { handleChat, handlePreflight, methodNotAllowed } from '../../src/features/chat/chat.server.ts';
 import { handleContact } from '../../src/features/contact/handle-contact.ts';
-import { openTestDb, testServices, type TestDb } from './contact-fixtures.ts';
+import { useTestDb } from './contact-fixtures.ts';
+import { problemParts } from '../helpers/problem.ts';
 import { ask, CHAT_URL, chatDeps, chatRequest, chatServices, PARTNER, problemOf, readChunks, SITE, siteKnowledgeIndex } from '../unit/chat/chat-harness.ts';
 
 const services = chatServices();
 const post = (body: unknown, init?: Parameters<typeof chatRequest>[1], deps = chatDeps()) => handleChat(chatRequest(body, init), services, deps);
 
+/** The problem for a conversation with one invalid field, whose message is also the detail. */
+const invalidMessages = (field: string, message: string) => ({
+  code: 'validation_failed',
+  detail: message,
+  errors: [{ field, message }],
+  resolution: 'Send 1 to 50 messages, each {"role":"user"|"assistant","content":"..."} with 1 to 4000 characters, the last from the user.',
+  status: 400,
+  title: 'Invalid request',
+});
+
 describe('POST /api/chat refuses what it cannot answer', () => {
   it('answers 415 to a body that is not JSON', async () => {
     const response = await post('messages=hello', { contentType: 'application/x-www-form-urlencoded' });
     expect(response.headers.get('accept-post')).toBe('application/json');
-    expect(await problemOf(response)).toMatchInlineSnapshot(`
-      {
-        "body": {
-          "code": "unsupported_media_type",
-          "detail": "Content type "application/x-www-form-urlencoded" is not accepted.",
-          "resolution": "Send the conversation as UTF-8 JSON with the header Content-Type: application/json.",
-          "status": 415,
-          "title": "Unsupported media type",
-          "type": "about:blank",
-        },
-        "contentType": "application/problem+json; charset=utf-8",
-        "status": 415,
-      }
-    `);
+    expect(await problemParts(response)).toEqual({ code: 'unsupported_media_type', detail: 'Content type "application/x-www-form-urlencoded" is not accepted.', resolution: 'Send the conversation as UTF-8 JSON with the header Content-Type: application/json.', status: 415, title: 'Unsupported media type' });
   });
 
   it('answers 415 when there is no Content-Type', async () => {
@@ -74,119 +72,31 @@ describe('POST /api/chat refuses what it cannot answer', () => {
   });
 
   it('answers 400 empty_body to an empty body', async () => {
-    expect(await problemOf(await post(''))).toMatchInlineSnapshot(`
-      {
-        "body": {
-          "code": "empty_body",
-          "detail": "The request body is empty.",
-          "resolution": "Send a JSON object such as {"messages":[{"role":"user","content":"Hello"}]}.",
-          "status": 400,
-          "title": "Empty request body",
-          "type": "about:blank",
-        },
-        "contentType": "application/problem+json; charset=utf-8",
-        "status": 400,
-      }
-    `);
+    expect(await problemParts(await post(''))).toEqual({ code: 'empty_body', detail: 'The request body is empty.', resolution: 'Send a JSON object such as {"messages":[{"role":"user","content":"Hello"}]}.', status: 400, title: 'Empty request body' });
   });
 
   it('answers 400 malformed_json to broken JSON, saying where it broke', async () => {
-    expect(await problemOf(await post('{"messages": [}'))).toMatchInlineSnapshot(`
-      {
-        "body": {
-          "code": "malformed_json",
-          "detail": "The request body is not valid JSON: Unexpected token '}', "{"messages": [}" is not valid JSON.",
-          "resolution": "Check the JSON syntax (quotes, commas, braces) of the body.",
-          "status": 400,
-          "title": "Malformed JSON",
-          "type": "about:blank",
-        },
-        "contentType": "application/problem+json; charset=utf-8",
-        "status": 400,
-      }
-    `);
+    expect(await problemParts(await post('{"messages": [}'))).toEqual({ code: 'malformed_json', detail: 'The request body is not valid JSON: Unexpected token \'}\', "{"messages": [}" is not valid JSON.', resolution: 'Check the JSON syntax (quotes, commas, braces) of the body.', status: 400, title: 'Malformed JSON' });
   });
 
   it('answers 400 when messages is missing', async () => {
-    expect(await problemOf(await post({ message: 'hello' }))).toMatchInlineSnapshot(`
-      {
-        "body": {
-          "code": "validation_failed",
-          "detail": "messages must be an array of {role, content} objects.",
-          "errors": [
-            {
-              "field": "messages",
-              "message": "messages must be an array of {role, content} objects.",
-            },
-          ],
-          "resolution": "Send 1 to 50 messages, each {"role":"user"|"assistant","content":"..."} with 1 to 4000 characters, the last from the user.",
-          "status": 400,
-          "title": "Invalid request",
-          "type": "about:blank",
-        },
-        "contentType": "application/problem+json; charset=utf-8",
-        "status": 400,
-      }
-    `);
+    expect(await problemParts(await post({ message: 'hello' }))).toEqual(invalidMessages('messages', 'messages must be an array of {role, content} objects.'));
   });
 
   it('answers 400 when the body is not an object', async () => {
-    expect((await problemOf(await post([{ role: 'user', content: 'hi' }]))).body).toMatchInlineSnapshot(`
-      {
-        "code": "validation_failed",
-        "detail": "The body must be a JSON object, not an array.",
-        "errors": [
-          {
-            "expected": "a JSON object with a messages array, e.g. {"messages":[{"role":"user","content":"Hello"}]}",
-            "field": "",
-            "message": "The body must be a JSON object, not an array.",
-          },
-        ],
-        "resolution": "Send the conversation as one JSON object.",
-        "status": 400,
-        "title": "Invalid request",
-        "type": "about:blank",
-      }
-    `);
+    expect(await problemParts(await post([{ role: 'user', content: 'hi' }]))).toEqual({
+      code: 'validation_failed', detail: 'The body must be a JSON object, not an array.', resolution: 'Send the conversation as one JSON object.', status: 400, title: 'Invalid request',
+      errors: [{ expected: 'a JSON object with a messages array, e.g. {"messages":[{"role":"user","content":"Hello"}]}', field: '', message: 'The body must be a JSON object, not an array.' }],
+    });
   });
 
   it('answers 400 to an empty conversation', async () => {
-    expect((await problemOf(await post({ messages: [] }))).body).toMatchInlineSnapshot(`
-      {
-        "code": "validation_failed",
-        "detail": "messages must contain at least one message.",
-        "errors": [
-          {
-            "field": "messages",
-            "message": "messages must contain at least one message.",
-          },
-        ],
-        "resolution": "Send 1 to 50 messages, each {"role":"user"|"assistant","content":"..."} with 1 to 4000 characters, the last from the user.",
-        "status": 400,
-        "title": "Invalid request",
-        "type": "about:blank",
-      }
-    `);
+    expect(await problemParts(await post({ messages: [] }))).toEqual(invalidMessages('messages', 'messages must contain at least one message.'));
   });
 
   it('answers 400 to more than 50 messages', async () => {
     const messages = Array.from({ length: 51 }, (_, i) => ({ role: i % 2 === 0 ? 'user' : 'assistant', content: `turn ${i}` }));
-    expect((await problemOf(await post({ messages }))).body).toMatchInlineSnapshot(`
-      {
-        "code": "validation_failed",
-        "detail": "messages must contain at most 50 messages.",
-        "errors": [
-          {
-            "field": "messages",
-            "message": "messages must contain at most 50 messages.",
-          },
-        ],
-        "resolution": "Send 1 to 50 messages, each {"role":"user"|"assistant","content":"..."} with 1 to 4000 characters, the last from the user.",
-        "status": 400,
-        "title": "Invalid request",
-        "type": "about:blank",
-      }
-    `);
+    expect(await problemParts(await post({ messages }))).toEqual(invalidMessages('messages', 'messages must contain at most 50 messages.'));
   });
 
   it('accepts exactly 50 messages', async () => {
@@ -195,99 +105,24 @@ describe('POST /api/chat refuses what it cannot answer', () => {
   });
 
   it('answers 400 to an unknown role, naming the message', async () => {
-    expect((await problemOf(await post({ messages: [{ role: 'system', content: 'obey' }, { role: 'user', content: 'hi' }] }))).body).toMatchInlineSnapshot(`
-      {
-        "code": "validation_failed",
-        "detail": "messages[0].role must be "user" or "assistant".",
-        "errors": [
-          {
-            "field": "messages[0].role",
-            "message": "messages[0].role must be "user" or "assistant".",
-          },
-        ],
-        "resolution": "Send 1 to 50 messages, each {"role":"user"|"assistant","content":"..."} with 1 to 4000 characters, the last from the user.",
-        "status": 400,
-        "title": "Invalid request",
-        "type": "about:blank",
-      }
-    `);
+    expect(await problemParts(await post({ messages: [{ role: 'system', content: 'obey' }, { role: 'user', content: 'hi' }] }))).toEqual(invalidMessages('messages[0].role', 'messages[0].role must be "user" or "assistant".'));
   });
 
   it('answers 400 to empty or blank content', async () => {
-    expect((await problemOf(await post(ask('   ')))).body).toMatchInlineSnapshot(`
-      {
-        "code": "validation_failed",
-        "detail": "messages[0].content must not be empty.",
-        "errors": [
-          {
-            "field": "messages[0].content",
-            "message": "messages[0].content must not be empty.",
-          },
-        ],
-        "resolution": "Send 1 to 50 messages, each {"role":"user"|"assistant","content":"..."} with 1 to 4000 characters, the last from the user.",
-        "status": 400,
-        "title": "Invalid request",
-        "type": "about:blank",
-      }
-    `);
+    expect(await problemParts(await post(ask('   ')))).toEqual(invalidMessages('messages[0].content', 'messages[0].content must not be empty.'));
   });
 
   it('answers 400 to content that is not a string', async () => {
-    expect((await problemOf(await post({ messages: [{ role: 'user', content: 42 }] }))).body).toMatchInlineSnapshot(`
-      {
-        "code": "validation_failed",
-        "detail": "messages[0].content must be a string.",
-        "errors": [
-          {
-            "field": "messages[0].content",
-            "message": "messages[0].content must be a string.",
-          },
-        ],
-        "resolution": "Send 1 to 50 messages, each {"role":"user"|"assistant","content":"..."} with 1 to 4000 characters, the last from the user.",
-        "status": 400,
-        "title": "Invalid request",
-        "type": "about:blank",
-      }
-    `);
+    expect(await problemParts(await post({ messages: [{ role: 'user', content: 42 }] }))).toEqual(invalidMessages('messages[0].content', 'messages[0].content must be a string.'));
   });
 
   it('answers 400 to content over 4,000 characters and accepts exactly 4,000', async () => {
-    expect((await problemOf(await post(ask('x'.repeat(4001))))).body).toMatchInlineSnapshot(`
-      {
-        "code": "validation_failed",
-        "detail": "messages[0].content must be at most 4000 characters.",
-        "errors": [
-          {
-            "field": "messages[0].content",
-            "message": "messages[0].content must be at most 4000 characters.",
-          },
-        ],
-        "resolution": "Send 1 to 50 messages, each {"role":"user"|"assistant","content":"..."} with 1 to 4000 characters, the last from the user.",
-        "status": 400,
-        "title": "Invalid request",
-        "type": "about:blank",
-      }
-    `);
+    expect(await problemParts(await post(ask('x'.repeat(4001))))).toEqual(invalidMessages('messages[0].content', 'messages[0].content must be at most 4000 characters.'));
     expect((await post(ask('x'.repeat(4000)))).status).toBe(200);
   });
 
   it('answers 400 when the last message is not from the user', async () => {
-    expect((await problemOf(await post({ messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'Hello!' }] }))).body).toMatchInlineSnapshot(`
-      {
-        "code": "validation_failed",
-        "detail": "messages must end with a message from the user.",
-        "errors": [
-          {
-            "field": "messages",
-            "message": "messages must end with a message from the user.",
-          },
-        ],
-        "resolution": "Send 1 to 50 messages, each {"role":"user"|"assistant","content":"..."} with 1 to 4000 characters, the last from the user.",
-        "status": 400,
-        "title": "Invalid request",
-        "type": "about:blank",
-      }
-    `);
+    expect(await problemParts(await post({ messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'Hello!' }] }))).toEqual(invalidMessages('messages', 'messages must end with a message from the user.'));
   });
 
   it('lists every invalid field at once', async () => {
@@ -312,20 +147,7 @@ describe('POST /api/chat refuses what it cannot answer', () => {
 
   it('answers 413 to a body over 64 KiB that reached it anyway', async () => {
     const messages = Array.from({ length: 20 }, () => ({ role: 'user', content: 'é'.repeat(1700) }));
-    expect(await problemOf(await post({ messages }))).toMatchInlineSnapshot(`
-      {
-        "body": {
-          "code": "payload_too_large",
-          "detail": "The request body exceeds the limit of 65536 bytes.",
-          "resolution": "Send at most 65536 bytes; leave out the oldest messages to fit.",
-          "status": 413,
-          "title": "Request body too large",
-          "type": "about:blank",
-        },
-        "contentType": "application/problem+json; charset=utf-8",
-        "status": 413,
-      }
-    `);
+    expect(await problemParts(await post({ messages }))).toEqual({ code: 'payload_too_large', detail: 'The request body exceeds the limit of 65536 bytes.', resolution: 'Send at most 65536 bytes; leave out the oldest messages to fit.', status: 413, title: 'Request body too large' });
   });
 });
 
@@ -334,37 +156,11 @@ describe('POST /api/chat and the origin of the caller', () => {
     const response = await post(ask('hi'), { origin: 'https://evil.test' });
     expect(response.headers.get('access-control-allow-origin')).toBeNull();
     expect(response.headers.get('vary')).toBe('Origin');
-    expect(await problemOf(response)).toMatchInlineSnapshot(`
-      {
-        "body": {
-          "code": "origin_not_allowed",
-          "detail": "The origin https://evil.test may not call the assistant.",
-          "resolution": "Call it from a page of this site, or ask the operator to add your origin to ALLOWED_ORIGINS.",
-          "status": 403,
-          "title": "Origin not allowed",
-          "type": "about:blank",
-        },
-        "contentType": "application/problem+json; charset=utf-8",
-        "status": 403,
-      }
-    `);
+    expect(await problemParts(response)).toEqual({ code: 'origin_not_allowed', detail: 'The origin https://evil.test may not call the assistant.', resolution: 'Call it from a page of this site, or ask the operator to add your origin to ALLOWED_ORIGINS.', status: 403, title: 'Origin not allowed' });
   });
 
   it('answers 403 to a request without Origin', async () => {
-    expect(await problemOf(await post(ask('hi'), { origin: null }))).toMatchInlineSnapshot(`
-      {
-        "body": {
-          "code": "origin_not_allowed",
-          "detail": "The request has no Origin header; the assistant only answers pages of this site and the origins its operator allows.",
-          "resolution": "Call it from an allowed web page, or ask the operator to set CHAT_ALLOW_NO_ORIGIN=true for non-browser clients.",
-          "status": 403,
-          "title": "Origin not allowed",
-          "type": "about:blank",
-        },
-        "contentType": "application/problem+json; charset=utf-8",
-        "status": 403,
-      }
-    `);
+    expect(await problemParts(await post(ask('hi'), { origin: null }))).toEqual({ code: 'origin_not_allowed', detail: 'The request has no Origin header; the assistant only answers pages of this site and the origins its operator allows.', resolution: 'Call it from an allowed web page, or ask the operator to set CHAT_ALLOW_NO_ORIGIN=true for non-browser clients.', status: 403, title: 'Origin not allowed' });
   });
 
   it('checks the origin before looking at the body', async () => {
@@ -437,19 +233,7 @@ describe('other methods', () => {
   it('answers 405 with Allow', async () => {
     const response = methodNotAllowed(new Request(`${SITE}/api/chat`, { method: 'GET' }));
     expect(response.headers.get('allow')).toBe('OPTIONS, POST');
-    expect(await problemOf(response)).toMatchInlineSnapshot(`
-      {
-        "body": {
-          "code": "method_not_allowed",
-          "detail": "GET is not supported here; send the conversation with POST.",
-          "status": 405,
-          "title": "Method not allowed",
-          "type": "about:blank",
-        },
-        "contentType": "application/problem+json; charset=utf-8",
-        "status": 405,
-      }
-    `);
+    expect(await problemParts(response)).toEqual({ code: 'method_not_allowed', detail: 'GET is not supported here; send the conversation with POST.', status: 405, title: 'Method not allowed' });
   });
 });
 
@@ -544,13 +328,7 @@ describe('the streamed reply', () => {
 });
 
 describe('POST /api/chat and POST /api/contact read a body the same way', () => {
-  let db: TestDb;
-  beforeAll(async () => {
-    db = await openTestDb('sqlite');
-  });
-  afterAll(async () => {
-    await db?.dispose();
-  });
+  const contactSuite = useTestDb('sqlite');
 
   const big = new TextEncoder().encode(JSON.stringify({ messages: [{ role: 'user', content: 'x'.repeat(64 * 1024) }] }));
   const faults: Array<[string, Record<string, string>, string | Uint8Array<ArrayBuffer>]> = [
@@ -571,7 +349,7 @@ describe('POST /api/chat and POST /api/contact read a body the same way', () => 
   it.each(faults)('answers %s with the same status and code', async (_label, headers, body) => {
     const bytes = typeof body === 'string' ? new TextEncoder().encode(body) : body;
     const request = (url: string) => new Request(url, { method: 'POST', headers: { origin: SITE, ...headers }, body: bytes });
-    const contact = await problemOf(await handleContact(request('http://127.0.0.1:4321/api/contact'), testServices(db.handle)));
+    const contact = await problemOf(await handleContact(request('http://127.0.0.1:4321/api/contact'), contactSuite.services));
     const chat = await problemOf(await handleChat(request(CHAT_URL), services, chatDeps()));
     expect(chat.status).toBeGreaterThanOrEqual(400);
     expect([chat.status, (chat.body as { code: string }).code]).toEqual([contact.status, (contact.body as { code: string }).code]);

@@ -3,6 +3,7 @@
  * file, or a throwaway PostgreSQL database), Services around it, and request builders.
  */
 import { pino } from 'pino';
+import { afterAll, beforeAll } from 'vitest';
 import { loadConfig } from '../../src/app/config.ts';
 import { createDb, type DbHandle, type DbOptions } from '../../src/db/create-db.ts';
 import { migrateToLatest } from '../../src/db/migrations/index.ts';
@@ -43,6 +44,22 @@ export function testServices(handle: DbHandle, env: Record<string, string> = {})
     log: pino({ level: 'silent' }),
     purgeCache: () => {},
   };
+}
+
+/**
+ * For a describe block: a migrated database on `engine` opened before its tests and dropped after
+ * them, with Services around it. Read `db` and `services` inside the tests, not before.
+ */
+export function useTestDb(engine: TestEngine): { db: TestDb; services: Services } {
+  const suite = {} as { db: TestDb; services: Services };
+  beforeAll(async () => {
+    suite.db = await openTestDb(engine);
+    suite.services = testServices(suite.db.handle);
+  });
+  afterAll(async () => {
+    await suite.db?.dispose();
+  });
+  return suite;
 }
 
 export const CONTACT_URL = 'http://127.0.0.1:4321/api/contact';

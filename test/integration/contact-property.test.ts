@@ -4,27 +4,10 @@
  * and it keeps answering afterwards. Runs against real databases on both engines.
  */
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PRIORITIES } from '../../src/features/contact/contact.ts';
+import { describe, expect, it } from 'vitest';
+import { anyValue, contactLike } from '../helpers/contact-arbitraries.ts';
 import { handleContact } from '../../src/features/contact/handle-contact.ts';
-import type { Services } from '../../src/app/services.ts';
-import { ENGINES, contactRequest, countRows, json, openTestDb, testServices, validPayload, type TestDb } from './contact-fixtures.ts';
-
-const anyValue = fc.jsonValue({ maxDepth: 3 });
-
-/** Objects that look like the form, with every field sometimes right and sometimes anything. */
-const contactLike = fc.record(
-  {
-    name: fc.oneof(fc.string({ maxLength: 250 }), anyValue),
-    job_title: fc.oneof(fc.string({ maxLength: 250 }), anyValue),
-    work_email: fc.oneof(fc.emailAddress(), fc.string(), anyValue),
-    priority: fc.oneof(fc.constantFrom(...PRIORITIES), fc.string(), anyValue),
-    message: fc.oneof(fc.string({ maxLength: 6000 }), anyValue),
-    website: fc.oneof(fc.constant(''), fc.string({ maxLength: 5 }), anyValue),
-    extra: anyValue,
-  },
-  { requiredKeys: [] },
-);
+import { ENGINES, contactRequest, countRows, json, useTestDb, validPayload } from './contact-fixtures.ts';
 
 const body = fc.oneof(
   { weight: 4, arbitrary: contactLike.map((value) => json(value)) },
@@ -54,23 +37,14 @@ const contentType = fc.constantFrom(
 const ALLOWED = [200, 400, 413, 415];
 
 describe.each(ENGINES)('POST /api/contact under arbitrary input on %s', (engine) => {
-  let db: TestDb;
-  let services: Services;
-
-  beforeAll(async () => {
-    db = await openTestDb(engine);
-    services = testServices(db.handle);
-  });
-  afterAll(async () => {
-    await db?.dispose();
-  });
+  const suite = useTestDb(engine);
 
   it('answers only 200, 400, 413 or 415 with a well-formed body, never a 5xx, and keeps answering', async () => {
     let successes = 0;
     const seen = new Set<number>();
     await fc.assert(
       fc.asyncProperty(body, contentType, async (payload, type) => {
-        const response = await handleContact(contactRequest(payload, type ? { 'content-type': type } : {}), services);
+        const response = await handleContact(contactRequest(payload, type ? { 'content-type': type } : {}), suite.services);
         expect(ALLOWED).toContain(response.status);
         seen.add(response.status);
         const parsed = (await response.json()) as Record<string, unknown>;
@@ -87,8 +61,8 @@ describe.each(ENGINES)('POST /api/contact under arbitrary input on %s', (engine)
     // The generators reach every outcome (each one's chance of not appearing is about 1e-6).
     expect([...seen].sort()).toEqual(ALLOWED);
     // Every stored row was answered 200 (bots were answered 200 without a row).
-    expect(await countRows(db.handle)).toBeLessThanOrEqual(successes);
-    const after = await handleContact(contactRequest(json(validPayload)), services);
+    expect(await countRows(suite.db.handle)).toBeLessThanOrEqual(successes);
+    const after = await handleContact(contactRequest(json(validPayload)), suite.services);
     expect(after.status).toBe(200);
   });
 });

@@ -6,11 +6,14 @@ import { tempSqliteUrl } from '../helpers/server.ts';
 
 describe('engine selection', () => {
   it('picks PostgreSQL for postgres URLs and SQLite for paths and file: URLs', () => {
-    expect(engineOf('postgres://u@h/db')).toBe('postgres');
-    expect(engineOf('postgresql://u@h/db')).toBe('postgres');
-    expect(engineOf('./data/site.db')).toBe('sqlite');
-    expect(sqlitePath('file:///tmp/x.db')).toBe('/tmp/x.db');
-    expect(sqlitePath(':memory:')).toBe(':memory:');
+    for (const [url, engine] of [
+      ['postgres://u@h/db', 'postgres'],
+      ['postgresql://u@h/db', 'postgres'],
+      ['./data/site.db', 'sqlite'],
+    ] as const) {
+      expect(engineOf(url), url).toBe(engine);
+    }
+    expect([sqlitePath('file:///tmp/x.db'), sqlitePath(':memory:')]).toEqual(['/tmp/x.db', ':memory:']);
   });
 });
 

@@ -1,15 +1,7 @@
 /** The command's pure parts: flags, exit codes, output formats. Runs of the program are in test/integration/client-cli.test.ts. */
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_BASE_URL, describeFailure, exitCodeFor, formatRecords, parseCliArgs } from '../../../jobs/cli/data-fetch.ts';
-import {
-  DailyQuotaExceededError,
-  InvalidArgumentError,
-  InvalidRequestError,
-  RateLimitedError,
-  ServerUnavailableError,
-  UnexpectedResponseError,
-  type DataRecord,
-} from '../../../src/client/data-client.ts';
+import { DailyQuotaExceededError, InvalidArgumentError, InvalidRequestError, RateLimitedError, ServerUnavailableError, UnexpectedResponseError, type DataRecord } from '../../../src/client/data-client.ts';
 
 const RECORDS: DataRecord[] = [
   { date: '2025-01-01', txn_count: 3, impr_count: 40, service_revenue: 12.5 },

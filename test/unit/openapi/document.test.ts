@@ -105,12 +105,12 @@ describe('the OpenAPI document', () => {
   it('documents every error status of spec section 7 with its body', () => {
     const problem = (method: string, path: string, status: string) =>
       operation(method, path)['responses'][status]?.['content']?.['application/problem+json']?.['schema'] as Json | undefined;
-    for (const [path, status, code] of [
-      ['/api/contact', '400', 'validation_failed'],
-      ['/api/contact', '502', 'upstream_unavailable'],
-      ['/api/chat', '400', 'validation_failed'],
-      ['/api/chat', '403', 'origin_not_allowed'],
-      ['/api/chat', '429', 'rate_limited'],
+    for (const { path, status, code } of [
+      { path: '/api/contact', status: '400', code: 'validation_failed' },
+      { path: '/api/contact', status: '502', code: 'upstream_unavailable' },
+      { path: '/api/chat', status: '400', code: 'validation_failed' },
+      { path: '/api/chat', status: '403', code: 'origin_not_allowed' },
+      { path: '/api/chat', status: '429', code: 'rate_limited' },
     ] as const) {
       const schema = problem('post', path, status);
       expect(schema, `${path} ${status}`).toBeDefined();

@@ -3,15 +3,21 @@ import { loadConfig } from '../../../src/app/config.ts';
 import { dataHeaders, headlineWindow, siteHeaders } from '../../../src/features/ratelimit/headers.ts';
 import type { Decision } from '../../../src/features/ratelimit/limiter.ts';
 import { createMemoryStore } from '../../../src/features/ratelimit/memory-store.ts';
-import { policiesFromConfig } from '../../../src/features/ratelimit/policies.ts';
+import { policiesFromConfig, type Window } from '../../../src/features/ratelimit/policies.ts';
 
 const T0 = Date.UTC(2025, 0, 15, 12, 0, 0);
 const policies = policiesFromConfig(loadConfig({}));
 
+/** The decision on the last of `count` requests one client makes at T0 on a route with `policy`. */
+function lastOf(count: number, policy: readonly Window[]): Decision {
+  const store = createMemoryStore();
+  for (let i = 1; i < count; i++) store.takeNow('c', policy, T0);
+  return store.takeNow('c', policy, T0);
+}
+
 describe('site headers', () => {
   it('describe the window with the fewest requests left and list every window of the route', () => {
-    const store = createMemoryStore();
-    const d = store.takeNow('c', policies.chat, T0);
+    const d = lastOf(1, policies.chat);
     // chat-minute (9 left) is tighter than site-minute (299) and chat-day (199).
     expect(siteHeaders(d)).toMatchInlineSnapshot(`
       {
@@ -24,10 +30,8 @@ describe('site headers', () => {
   });
 
   it('switch to another window once it becomes the tighter one', () => {
-    const store = createMemoryStore();
     const tight = policiesFromConfig(loadConfig({ RATE_LIMIT_CHAT_DAY: '3', RATE_LIMIT_CHAT_MINUTE: '10' }));
-    store.takeNow('c', tight.chat, T0);
-    const d = store.takeNow('c', tight.chat, T0);
+    const d = lastOf(2, tight.chat);
     expect(headlineWindow(d)?.window.name).toBe('chat-day');
     expect(siteHeaders(d)).toMatchObject({ 'RateLimit-Limit': '3', 'RateLimit-Remaining': '1', 'RateLimit-Reset': String(12 * 3_600) });
   });
@@ -45,10 +49,7 @@ describe('site headers', () => {
   });
 
   it('add Retry-After, X-RateLimit-Scope and Remaining 0 to a refusal', () => {
-    const store = createMemoryStore();
-    for (let i = 0; i < 20; i++) store.takeNow('c', policies.contact, T0);
-    const refused = store.takeNow('c', policies.contact, T0);
-    expect(siteHeaders(refused)).toMatchInlineSnapshot(`
+    expect(siteHeaders(lastOf(21, policies.contact))).toMatchInlineSnapshot(`
       {
         "RateLimit-Limit": "20",
         "RateLimit-Policy": "300;w=60, 20;w=3600, 100;w=86400",
