@@ -38,9 +38,8 @@ export * from './errors.ts';
 
 /** Path of Get Data below the base URL (relative, so a base URL's path prefix is kept). */
 export const DATA_PATH = PATHS.data.slice(1);
-/** Windows fetched at once unless told otherwise: enough to hide latency, gentle on the limits. */
-export const DEFAULT_CONCURRENCY = 2;
-export const MAX_CONCURRENCY = 8;
+/** Windows fetched at once: by default enough to hide latency and gentle on the limits; at most `max`. */
+export const CONCURRENCY = { default: 2, max: 8 } as const;
 
 /** Reported after each window, in completion order. */
 export interface WindowProgress {
@@ -119,9 +118,9 @@ export function planRequest(options: GetDailyStatsOptions): Plan {
   if (!endpoint.pathname.endsWith('/')) endpoint.pathname += '/';
   endpoint = new URL(DATA_PATH, endpoint);
 
-  const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
-  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > MAX_CONCURRENCY) {
-    throw new InvalidArgumentError('concurrency', `must be a whole number from 1 to ${MAX_CONCURRENCY}, got ${String(concurrency)}`);
+  const concurrency = options.concurrency ?? CONCURRENCY.default;
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > CONCURRENCY.max) {
+    throw new InvalidArgumentError('concurrency', `must be a whole number from 1 to ${CONCURRENCY.max}, got ${String(concurrency)}`);
   }
   const retry: RetryPolicy = { ...DEFAULT_RETRY_POLICY };
   for (const [name, value] of Object.entries(options.retry ?? {})) {

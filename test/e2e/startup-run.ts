@@ -4,7 +4,9 @@
  */
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
-import { tempSqliteUrl } from '../helpers/server.ts';
+import { testEnv } from '../helpers/server.ts';
+
+export { testEnv };
 
 export const SECRET = 's3cr3t-pw';
 export const MAIN = resolve('src/app/main.ts');
@@ -15,21 +17,6 @@ export interface Run {
   stdout: string;
   stderr: string;
   ms: number;
-}
-
-/** Environment of a test server; `undefined` removes a variable. */
-export function testEnv(env: Record<string, string | undefined> = {}): Record<string, string> {
-  const merged: Record<string, string | undefined> = {
-    PATH: process.env['PATH'] ?? '',
-    HOME: process.env['HOME'] ?? '/tmp',
-    PORT: '0',
-    HOST: '127.0.0.1',
-    DATABASE_URL: tempSqliteUrl(),
-    NODE_ENV: 'test',
-    JOBS_ENABLED: 'false',
-    ...env,
-  };
-  return Object.fromEntries(Object.entries(merged).filter((entry): entry is [string, string] => entry[1] !== undefined));
 }
 
 /** Start main.ts and wait for it to exit on its own, killing it after `limitMs`. */

@@ -14,7 +14,7 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type ConsoleMessage, type Page, type Request } from 'playwright-core';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { createDb } from '../../src/db/create-db.ts';
 import { migrateToLatest } from '../../src/db/migrations/index.ts';
 import { startServer, tempSqliteUrl, type RunningServer } from './server.ts';
@@ -259,4 +259,26 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   const path = join(SCREENSHOT_DIR, `${name}.png`);
   await page.screenshot({ path, fullPage: true });
   return path;
+}
+
+/**
+ * Run `body` on a watched page and close it: the page must end without a problem (console error,
+ * uncaught exception, failed or unexpected >= 400 request, CSP violation), and is closed whatever
+ * happened.
+ */
+export async function withPage(browser: Pick<Browser, 'newContext'>, options: WatchOptions, body: (page: Page, watched: WatchedPage) => Promise<void>): Promise<void>;
+export async function withPage(browser: Pick<Browser, 'newContext'>, body: (page: Page, watched: WatchedPage) => Promise<void>): Promise<void>;
+export async function withPage(
+  browser: Pick<Browser, 'newContext'>,
+  optionsOrBody: WatchOptions | ((page: Page, watched: WatchedPage) => Promise<void>),
+  maybeBody?: (page: Page, watched: WatchedPage) => Promise<void>,
+): Promise<void> {
+  const [options, body] = typeof optionsOrBody === 'function' ? [{}, optionsOrBody] : [optionsOrBody, maybeBody!];
+  const watched = await openPage(browser, options);
+  try {
+    await body(watched.page, watched);
+    expect(watched.problems).toEqual([]);
+  } finally {
+    await watched.close();
+  }
 }

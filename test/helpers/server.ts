@@ -22,20 +22,26 @@ export function tempSqliteUrl(): string {
   return join(mkdtempSync(join(tmpdir(), 'site-test-')), 'site.db');
 }
 
+/**
+ * The environment of a test server: a free port on loopback, a fresh SQLite file, no jobs, and
+ * nothing of the caller's environment but PATH and HOME; `undefined` removes a variable.
+ */
+export function testEnv(env: Record<string, string | undefined> = {}): Record<string, string> {
+  const merged: Record<string, string | undefined> = {
+    PATH: process.env['PATH'] ?? '',
+    HOME: process.env['HOME'] ?? '/tmp',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATABASE_URL: tempSqliteUrl(),
+    NODE_ENV: 'test',
+    JOBS_ENABLED: 'false',
+    ...env,
+  };
+  return Object.fromEntries(Object.entries(merged).filter((entry): entry is [string, string] => entry[1] !== undefined));
+}
+
 export function startServer(env: Record<string, string> = {}, timeoutMs = 20_000): Promise<RunningServer> {
-  const child = spawn(process.execPath, ['src/app/main.ts'], {
-    env: {
-      PATH: process.env['PATH'] ?? '',
-      HOME: process.env['HOME'] ?? '/tmp',
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DATABASE_URL: tempSqliteUrl(),
-      NODE_ENV: 'test',
-      JOBS_ENABLED: 'false',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(process.execPath, ['src/app/main.ts'], { env: testEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   const output: string[] = [];
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {

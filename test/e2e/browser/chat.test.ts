@@ -3,7 +3,7 @@
  * its code loads on the first click, and the reply grows in the live region while it streams.
  */
 import { describe, expect, it } from 'vitest';
-import { openPage, screenshot, useBrowserSite } from '../../helpers/browser.ts';
+import { withPage, screenshot, useBrowserSite } from '../../helpers/browser.ts';
 
 const { site, browser } = useBrowserSite();
 
@@ -17,8 +17,7 @@ interface Sample {
 
 describe('the chat widget', () => {
   it('loads its code on the first click and opens a labelled panel with focus in the question field', async () => {
-    const { page, problems, close } = await openPage(browser);
-    try {
+    await withPage(browser, async (page) => {
       const scripts: string[] = [];
       page.on('request', (request) => {
         if (request.resourceType() === 'script') scripts.push(request.url());
@@ -39,16 +38,12 @@ describe('the chat widget', () => {
       await page.keyboard.press('Escape');
       await dialog.waitFor({ state: 'hidden' });
       expect(await page.evaluate(() => document.activeElement?.hasAttribute('data-chat-toggle'))).toBe(true);
-      expect(problems).toEqual([]);
-    } finally {
-      await close();
-    }
+    });
   });
 
   it('shows the reply growing in the live region while it streams, then complete', async () => {
     // The widget reads the reply with getReader(); see WatchOptions.streamed for why that matters.
-    const { page, problems, close } = await openPage(browser, { streamed: [`${site.url}/api/chat`] });
-    try {
+    await withPage(browser, { streamed: [`${site.url}/api/chat`] }, async (page) => {
       await page.goto(`${site.url}/`, { waitUntil: 'networkidle' });
       await page.getByRole('button', { name: 'Ask the assistant' }).click();
       const log = page.getByRole('log', { name: 'Conversation' });
@@ -96,9 +91,6 @@ describe('the chat widget', () => {
       expect(await log.locator('.chat-msg--user').textContent()).toBe('How do I get the daily statistics from the data API?');
       expect(await reply.getByRole('link').count()).toBeGreaterThan(0);
       await screenshot(page, 'chat');
-      expect(problems).toEqual([]);
-    } finally {
-      await close();
-    }
+    });
   });
 });

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createDb } from '../../../src/db/create-db.ts';
-import { openPage, screenshot, useBrowserSite } from '../../helpers/browser.ts';
+import { withPage, screenshot, useBrowserSite } from '../../helpers/browser.ts';
 
 const { site, browser } = useBrowserSite();
 
@@ -20,8 +20,7 @@ async function storedSubmissions(databaseUrl: string) {
 
 describe('the contact form', () => {
   it('shows an error beside the email field for an address the browser can tell is wrong, without sending', async () => {
-    const { page, problems, close } = await openPage(browser);
-    try {
+    await withPage(browser, async (page) => {
       await page.goto(`${site.url}/contact/`, { waitUntil: 'networkidle' });
       let posts = 0;
       page.on('request', (request) => {
@@ -46,15 +45,11 @@ describe('the contact form', () => {
       await email.fill('ada@example.com');
       expect(await error.isHidden()).toBe(true);
       expect(await email.getAttribute('aria-invalid')).toBeNull();
-      expect(problems).toEqual([]);
-    } finally {
-      await close();
-    }
+    });
   });
 
   it('shows the server’s field error after a 400 for an address only the server rejects', async () => {
-    const { page, problems, close } = await openPage(browser, { expected: [{ url: `${site.url}/api/contact`, status: 400 }] });
-    try {
+    await withPage(browser, { expected: [{ url: `${site.url}/api/contact`, status: 400 }] }, async (page) => {
       await page.goto(`${site.url}/contact/`, { waitUntil: 'networkidle' });
       await page.getByLabel('Name').fill('Ada Lovelace');
       const email = page.getByLabel('Work email');
@@ -71,15 +66,11 @@ describe('the contact form', () => {
       expect(await email.getAttribute('aria-invalid')).toBe('true');
       expect(await page.getByRole('heading', { name: 'Thank you, your message was sent' }).isVisible()).toBe(false);
       expect(await storedSubmissions(site.databaseUrl)).toEqual([]);
-      expect(problems).toEqual([]);
-    } finally {
-      await close();
-    }
+    });
   });
 
   it('shows the success state for a good submission and the submission is in the database', async () => {
-    const { page, problems, close } = await openPage(browser);
-    try {
+    await withPage(browser, async (page) => {
       await page.goto(`${site.url}/contact/`, { waitUntil: 'networkidle' });
       await screenshot(page, 'contact');
       await page.getByLabel('Name').fill('Grace Hopper');
@@ -103,9 +94,6 @@ describe('the contact form', () => {
       expect(await storedSubmissions(site.databaseUrl)).toEqual([
         { name: 'Grace Hopper', job_title: 'Researcher', work_email: 'grace@example.com', priority: 'high', message: 'Our campaign stopped delivering at 09:00 UTC.' },
       ]);
-      expect(problems).toEqual([]);
-    } finally {
-      await close();
-    }
+    });
   });
 });

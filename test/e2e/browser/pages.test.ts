@@ -4,7 +4,7 @@
  */
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { openPage, screenshot, useBrowserSite } from '../../helpers/browser.ts';
+import { withPage, screenshot, useBrowserSite } from '../../helpers/browser.ts';
 import { draftArticles, publishedArticles } from './news-content.ts';
 
 const { site, browser } = useBrowserSite();
@@ -14,8 +14,7 @@ const newest = published[0]!;
 
 describe('the home page', () => {
   it('shows the newest published article first under "Latest news", linking to its page', async () => {
-    const { page, problems, close } = await openPage(browser);
-    try {
+    await withPage(browser, async (page) => {
       const response = await page.goto(`${site.url}/`);
       expect(response?.status()).toBe(200);
       await expect(page.title()).resolves.toBe('Meridian Ad Exchange');
@@ -29,42 +28,30 @@ describe('the home page', () => {
       await page.waitForURL(`${site.url}/news/${newest.id}/`);
       expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(newest.heading);
       await screenshot(page, 'home-to-article');
-      expect(problems).toEqual([]);
-    } finally {
-      await close();
-    }
+    });
   });
 
   it('renders without a console error or failed request', async () => {
-    const { page, problems, close } = await openPage(browser);
-    try {
+    await withPage(browser, async (page) => {
       await page.goto(`${site.url}/`, { waitUntil: 'networkidle' });
       expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Transparent advertising auctions');
       await screenshot(page, 'home');
-      expect(problems).toEqual([]);
-    } finally {
-      await close();
-    }
+    });
   });
 });
 
 describe('the news pages', () => {
   it('lists every published article, newest first, and no draft', async () => {
-    const { page, problems, close } = await openPage(browser);
-    try {
+    await withPage(browser, async (page) => {
       await page.goto(`${site.url}/news/`, { waitUntil: 'networkidle' });
       const headings = await page.getByRole('main').getByRole('article').getByRole('heading', { level: 2 }).allTextContents();
       expect(headings.map((h) => h.trim())).toEqual(published.map((a) => a.heading));
       await screenshot(page, 'news');
-      expect(problems).toEqual([]);
-    } finally {
-      await close();
-    }
+    });
   });
 
   it('renders an article with its heading and body', async () => {
-    const { page, problems, close } = await openPage(browser);
-    try {
+    await withPage(browser, async (page) => {
       const response = await page.goto(`${site.url}/news/${newest.id}/`, { waitUntil: 'networkidle' });
       expect(response?.status()).toBe(200);
       const article = page.getByRole('main').getByRole('article');
@@ -73,65 +60,49 @@ describe('the news pages', () => {
       expect(newest.firstParagraph.length).toBeGreaterThan(20);
       expect(text).toContain(newest.firstParagraph);
       await screenshot(page, 'article');
-      expect(problems).toEqual([]);
-    } finally {
-      await close();
-    }
+    });
   });
 
   it('has no page for a draft: its address is the 404 page', async () => {
     const drafts = draftArticles();
     expect(drafts.length).toBeGreaterThan(0);
     const url = `${site.url}/news/${drafts[0]!.id}/`;
-    const { page, problems, close } = await openPage(browser, { expected: [{ url, status: 404 }] });
-    try {
+    await withPage(browser, { expected: [{ url, status: 404 }] }, async (page) => {
       const response = await page.goto(url);
       expect(response?.status()).toBe(404);
       expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Page not found');
-      expect(problems).toEqual([]);
-    } finally {
-      await close();
-    }
+    });
   });
 });
 
 describe('the API docs page', () => {
   it('renders with a heading and no console error or failed request', async () => {
-    const { page, problems, close } = await openPage(browser);
-    try {
+    await withPage(browser, async (page) => {
       const response = await page.goto(`${site.url}/docs/api/`, { waitUntil: 'networkidle' });
       expect(response?.status()).toBe(200);
       expect(((await page.getByRole('heading', { level: 1 }).textContent()) ?? '').trim()).not.toBe('');
       await screenshot(page, 'docs-api');
-      expect(problems).toEqual([]);
-    } finally {
-      await close();
-    }
+    });
   });
 });
 
 describe('the 404 page', () => {
   it('answers an unknown path with status 404 and a page that offers ways on', async () => {
     const url = `${site.url}/no-such-page/`;
-    const { page, problems, close } = await openPage(browser, { expected: [{ url, status: 404 }] });
-    try {
+    await withPage(browser, { expected: [{ url, status: 404 }] }, async (page) => {
       const response = await page.goto(url, { waitUntil: 'networkidle' });
       expect(response?.status()).toBe(404);
       expect(await page.title()).toContain('Page not found');
       expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Page not found');
       expect(await page.getByRole('main').getByRole('link', { name: 'Go to the home page' }).getAttribute('href')).toBe('/');
       await screenshot(page, '404');
-      expect(problems).toEqual([]);
-    } finally {
-      await close();
-    }
+    });
   });
 });
 
 describe('without JavaScript', () => {
   it('shows the news list, an article and the stats table from the server alone', async () => {
-    const { page, problems, close } = await openPage(browser, { javaScriptEnabled: false });
-    try {
+    await withPage(browser, { javaScriptEnabled: false }, async (page) => {
       await page.goto(`${site.url}/news/`);
       expect(await page.getByRole('main').getByRole('link', { name: newest.heading }).isVisible()).toBe(true);
       await screenshot(page, 'news-no-js');
@@ -154,10 +125,7 @@ describe('without JavaScript', () => {
       await page.getByRole('button', { name: 'Show' }).click();
       await page.waitForURL(/\?startDate=/);
       expect(await table.locator('tbody tr').count()).toBe(11);
-      expect(problems).toEqual([]);
-    } finally {
-      await close();
-    }
+    });
   });
 });
 

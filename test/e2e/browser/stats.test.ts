@@ -4,7 +4,7 @@
  */
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { openPage, screenshot, useBrowserSite, utcDay } from '../../helpers/browser.ts';
+import { withPage, screenshot, useBrowserSite, utcDay } from '../../helpers/browser.ts';
 
 const { site, browser } = useBrowserSite();
 
@@ -28,8 +28,7 @@ function paintedPixels(page: Page, selector: string): Promise<number> {
 
 describe('the stats page', () => {
   it('draws a chart per series with the data shown in the table', async () => {
-    const { page, problems, close } = await openPage(browser);
-    try {
+    await withPage(browser, async (page) => {
       const response = await page.goto(`${site.url}/stats/`, { waitUntil: 'networkidle' });
       expect(response?.status()).toBe(200);
       expect(await statsTable(page).locator('tbody tr').count()).toBe(31);
@@ -42,15 +41,11 @@ describe('the stats page', () => {
         expect(await paintedPixels(page, `[data-chart="${key}"] canvas`), key).toBeGreaterThan(500);
       }
       await screenshot(page, 'stats');
-      expect(problems).toEqual([]);
-    } finally {
-      await close();
-    }
+    });
   });
 
   it('answers a new range in place: table, totals, chart and address change without a reload', async () => {
-    const { page, problems, close } = await openPage(browser);
-    try {
+    await withPage(browser, async (page) => {
       await page.goto(`${site.url}/stats/`, { waitUntil: 'networkidle' });
       const rows = statsTable(page).locator('tbody tr');
       expect(await rows.count()).toBe(31);
@@ -89,15 +84,11 @@ describe('the stats page', () => {
       expect(new URL(page.url()).searchParams.get('startDate')).toBe(start);
       expect(new URL(page.url()).searchParams.get('endDate')).toBe(end);
       await screenshot(page, 'stats-new-range');
-      expect(problems).toEqual([]);
-    } finally {
-      await close();
-    }
+    });
   });
 
   it('shows the data API’s message for a range longer than 31 days, keeping the figures shown', async () => {
-    const { page, problems, close } = await openPage(browser, { expected: [{ url: /\/api\/v1\/public\/data\?/, status: 400 }] });
-    try {
+    await withPage(browser, { expected: [{ url: /\/api\/v1\/public\/data\?/, status: 400 }] }, async (page) => {
       await page.goto(`${site.url}/stats/`, { waitUntil: 'networkidle' });
       await page.getByLabel('From', { exact: true }).fill(utcDay(-80));
       await page.getByLabel('To', { exact: true }).fill(utcDay(-2));
@@ -114,9 +105,6 @@ describe('the stats page', () => {
       for (const describedBy of marked) expect(describedBy?.split(' ')).toContain('stats-error');
       expect(await statsTable(page).locator('tbody tr').count()).toBe(31);
       await screenshot(page, 'stats-invalid-range');
-      expect(problems).toEqual([]);
-    } finally {
-      await close();
-    }
+    });
   });
 });
