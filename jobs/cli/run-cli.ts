@@ -11,7 +11,8 @@
  *   A database that cannot be opened or migrated is 1, like any other failed run.
  */
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
-import { ConfigError, loadConfig, prepareDatabaseLocation, type Config } from '../../src/app/config.ts';
+import { ConfigError, loadConfig, type Config } from '../../src/app/config.ts';
+import { prepareDatabaseLocation } from '../../src/app/database-location.ts';
 import type { DbHandle } from '../../src/db/create-db.ts';
 import { DatabaseOpenError, openMigratedDb, type OpenOptions } from '../../src/db/open-migrated-db.ts';
 

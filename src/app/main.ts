@@ -13,7 +13,8 @@
  *   70 EX_SOFTWARE     anything else: a failed migration, an unexpected error (stack logged),
  *                      an uncaught exception while serving
  */
-import { ConfigError, loadConfig, prepareDatabaseLocation, type Config } from './config.ts';
+import { ConfigError, loadConfig, type Config } from './config.ts';
+import { prepareDatabaseLocation } from './database-location.ts';
 import type { AppHandle } from './app.ts';
 import { createLogger, flushLogger } from '../server/log.ts';
 import { redactUrl, redactUrlsIn } from '../lib/redact-url.ts';

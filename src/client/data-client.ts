@@ -1,5 +1,5 @@
 /**
- * A typed client of the community data interface (`GET /api/v1/public/data`, interface spec
+ * A typed client of the community data interface (Get Data at `PATHS.data`, interface spec
  * sections 4, 7 and 8) for integrators: any date range in, one record per materialised day out.
  *
  *   import { getDailyStats } from 'adtech-site/client';

@@ -2,7 +2,8 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, isLoopbackHost, loadConfig, prepareDatabaseLocation } from '../../src/app/config.ts';
+import { ConfigError, isLoopbackHost, loadConfig } from '../../src/app/config.ts';
+import { prepareDatabaseLocation } from '../../src/app/database-location.ts';
 
 const SECRET = 's3cr3t-pw';
 

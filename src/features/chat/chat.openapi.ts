@@ -20,13 +20,13 @@ import { originError } from './origin-policy.ts';
 export const chatExample: ChatRequest = {
   messages: [
     { role: 'user', content: 'Is there an API for your daily statistics?' },
-    { role: 'assistant', content: 'Yes: GET /api/v1/public/data returns one record per day for up to 31 days.' },
+    { role: 'assistant', content: `Yes: GET ${PATHS.data} returns one record per day for up to 31 days.` },
     { role: 'user', content: 'How do I get July 2026 as JSON?' },
   ],
 };
 
 export const chatReplyExample =
-  'Ask GET /api/v1/public/data?startDate=2026-07-01&endDate=2026-07-31: it answers one record per day ' +
+  `Ask GET ${PATHS.data}?startDate=2026-07-01&endDate=2026-07-31: it answers one record per day ` +
   'with txn_count, impr_count and service_revenue. No key is needed; keep each request within 31 days. ' +
   'More in the API reference: /docs/api';
 

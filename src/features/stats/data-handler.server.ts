@@ -1,5 +1,5 @@
 /**
- * `GET /api/v1/public/data` as request in, response out. The Astro route is a one-line adapter
+ * Get Data (`PATHS.data`) as request in, response out. The Astro route is a one-line adapter
  * over this, and tests call it directly with real databases.
  *
  * Rate limiting and its headers (spec section 8) belong to the edge, which also keeps the

@@ -1,5 +1,5 @@
 /**
- * The query of `GET /api/v1/public/data` (interface spec sections 4 and 7): `startDate` and
+ * The query of Get Data (`PATHS.data`, interface spec sections 4 and 7): `startDate` and
  * `endDate`, both required (the spec's prose says so; its parameter table is looser), both
  * `YYYY-MM-DD` naming real calendar days, `endDate` not before `startDate`, and at most 31 days
  * counting both ends. Any violation is a 400 `SVC1005` whose message names the rule that failed.

@@ -1,5 +1,5 @@
 /**
- * `getDailyStats` (GET /api/v1/public/data) for the OpenAPI document: the query is the
+ * `getDailyStats` (GET `PATHS.data`) for the OpenAPI document: the query is the
  * DataQuery schema the handler validates with, the body the DataResponse it writes, and the
  * refusals are what `parseDateRange` throws.
  */
