@@ -171,6 +171,17 @@ describe.each(ENGINES)('contact outbox on %s', (engine) => {
     }
   });
 
+  it('keeps no credentials of a redirect target in the stored error', async () => {
+    const { id } = await queue();
+    webhook.respond = (res) => {
+      res.writeHead(302, { location: 'https://deploy:s3cr3t-pw@elsewhere.example/hook' }).end();
+    };
+    await deliverPending({ db: db.handle, webhookUrl: webhook.url, now: () => T0 });
+    const stored = await row(id);
+    expect(stored.last_error).toContain('elsewhere.example/hook');
+    expect(stored.last_error).not.toContain('s3cr3t-pw');
+  });
+
   it('delivers each submission exactly once when two instances run at the same time', async () => {
     const ids = [];
     for (let i = 0; i < 12; i += 1) ids.push((await queue({ name: `Person ${i}` }, T0 + i)).id);

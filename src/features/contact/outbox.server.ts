@@ -18,6 +18,7 @@
  * marked, the lease runs out and the row is sent again. Every request carries
  * `Idempotency-Key: contact-submission-<id>` so the receiver can drop the repeat.
  */
+import { redactUrlsIn } from '../../lib/redact-url.ts';
 import type { Logger } from 'pino';
 import type { DbHandle } from '../../db/create-db.ts';
 import type { ContactSubmissionRow } from '../../db/schema.ts';
@@ -106,7 +107,8 @@ export async function deliverPending(deps: OutboxDeps, options: DeliverOptions =
         const delay = retryDelayMs(attempts, deps.random, options.backoff ?? DEFAULT_BACKOFF);
         await db
           .updateTable('contact_submission')
-          .set({ delivery_attempts: attempts, next_attempt_at: now() + delay, last_error: outcome.error.slice(0, 1000) })
+          // A redirect's Location or an error text may name a URL with credentials: the stored error keeps none.
+          .set({ delivery_attempts: attempts, next_attempt_at: now() + delay, last_error: redactUrlsIn(outcome.error).slice(0, 1000) })
           .where('id', '=', row.id)
           .where('delivery_status', '=', 'pending')
           .execute();
