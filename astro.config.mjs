@@ -37,5 +37,7 @@ export default defineConfig({
   // Shiki writes inline style attributes, which the CSP (no 'unsafe-inline') would block.
   markdown: { syntaxHighlight: false },
   build: { format: 'directory' },
+  // /docs has no page of its own; visitors who trim the URL land on the API docs.
+  redirects: { '/docs': '/docs/api/' },
   trailingSlash: 'ignore',
 });

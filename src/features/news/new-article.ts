@@ -8,16 +8,42 @@ import { ARTICLE_ID, HEADING_MAX } from './schema.ts';
 export const SLUG_MAX = 60;
 
 /**
+ * Letters that Unicode does not decompose into an ASCII base letter plus marks, or whose
+ * decomposition would lose what a reader expects: German spells umlauts without the dots as
+ * "ae", "oe", "ue" and ß as "ss" (DIN 5007-2; "Straße" → "strasse", not "stra-e"). Keys are
+ * lower case, NFC.
+ */
+const TRANSLITERATIONS: Readonly<Record<string, string>> = {
+  ß: 'ss',
+  ä: 'ae',
+  ö: 'oe',
+  ü: 'ue',
+  æ: 'ae',
+  œ: 'oe',
+  ø: 'o',
+  ł: 'l',
+  đ: 'd',
+  ð: 'd',
+  þ: 'th',
+};
+const TRANSLITERATED = new RegExp(`[${Object.keys(TRANSLITERATIONS).join('')}]`, 'g');
+
+/**
  * A URL slug from a heading: ASCII letters and digits, lower case, words joined by "-"
- * ("Q1 2026: Transparency Report" → "q1-2026-transparency-report"). Accents are folded
- * ("Café" → "cafe"); anything else separates words. Cut at a word boundary near SLUG_MAX.
+ * ("Q1 2026: Transparency Report" → "q1-2026-transparency-report"). Letters are transliterated
+ * (TRANSLITERATIONS: "Straße" → "strasse", "Grüße" → "gruesse"), then other accents folded by
+ * compatibility decomposition (Unicode UAX #15 NFKD) without the combining marks ("Café" →
+ * "cafe"); anything else separates words. Cut at a word boundary near SLUG_MAX.
  * Returns "" when the heading has no letters or digits.
  */
 export function slugify(heading: string): string {
   const words = heading
+    // NFC first, so a "ü" typed as "u" + U+0308 is the one character the table knows.
+    .normalize('NFC')
+    .toLowerCase()
+    .replace(TRANSLITERATED, (letter) => TRANSLITERATIONS[letter] ?? letter)
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
     .replace(/['’]/g, '')
     .split(/[^a-z0-9]+/)
     .filter(Boolean);

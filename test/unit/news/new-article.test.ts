@@ -14,8 +14,18 @@ describe('slugify', () => {
     ['Q1 2026: Transparency Report', 'q1-2026-transparency-report'],
     ['  Café & Crème — “Brûlée”!  ', 'cafe-creme-brulee'],
     ["What's new in sellers.json?", 'whats-new-in-sellers-json'],
+    ['Straße', 'strasse'],
+    ['GRÜSSE AUS DER STRAẞE', 'gruesse-aus-der-strasse'],
+    ['Änderungen für Köln: Größe', 'aenderungen-fuer-koeln-groesse'],
+    ['Ørsted & Łódź, Þórr', 'orsted-lodz-thorr'],
+    ['Épée naïve à São Paulo', 'epee-naive-a-sao-paulo'],
+    ['ﬁnal ① Ｑ１', 'final-1-q1'],
   ])('turns %j into %j', (heading, slug) => {
     expect(slugify(heading)).toBe(slug);
+  });
+
+  it('transliterates an umlaut typed as a base letter and a combining mark like the precomposed one', () => {
+    expect(slugify('Gru\u0308ße')).toBe('gruesse');
   });
 
   it('drops letters that have no ASCII form', () => {
