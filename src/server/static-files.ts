@@ -43,7 +43,8 @@ export function cacheControlFor(urlPath: string): string {
 
 function contentTypeOf(file: string, bytes: Buffer): string {
   const ext = extname(file).slice(1);
-  const type = ext ? lookup(ext) : undefined;
+  // mrmime has no .ico; IANA registers image/vnd.microsoft.icon for it.
+  const type = ext === 'ico' ? 'image/vnd.microsoft.icon' : ext ? lookup(ext) : undefined;
   if (type) return /^(text\/|application\/(json|javascript|xml|manifest))|\+xml$|\+json$/.test(type) ? `${type}; charset=utf-8` : type;
   // Prerendered endpoints without an extension (/api/news) are JSON by construction.
   try {
