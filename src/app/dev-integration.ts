@@ -15,17 +15,12 @@ export function devServices(): AstroIntegration {
   return {
     name: 'adtech:dev-services',
     hooks: {
-      'astro:server:setup': ({ server, logger }) => {
+      'astro:server:setup': ({ server }) => {
         server.middlewares.use((req, res, next) => {
           opening ??= import('./dev-services.ts').then(({ openDevServices }) => openDevServices(server.httpServer?.address() as AddressInfo));
-          opening.then(
-            (dev) => dev.handle(req, res, next),
-            (error: unknown) => {
-              // A bad variable or an unusable database: every request shows why, as in production start-up.
-              logger.error(error instanceof Error ? error.message : String(error));
-              next(error);
-            },
-          );
+          // A bad variable or an unusable database fails every request with the reason (start-up's
+          // ConfigError line), which Vite logs and shows in its error overlay.
+          opening.then((dev) => dev.handle(req, res, next), next);
         });
       },
       'astro:server:done': async () => {
