@@ -18,7 +18,7 @@ const databaseFile = join(dir, 'site.db');
 let dev: OwnedProcess;
 let base = '';
 /** Everything the dev server wrote (the helper keeps only the last lines). */
-let written = '';
+let written = () => '';
 
 /** Descendants of `pid` (Vite and Astro may start workers), read from procps. */
 function descendantsOf(pid: number): number[] {
@@ -37,31 +37,33 @@ function descendantsOf(pid: number): number[] {
 
 async function call(path: string, init: RequestInit = {}): Promise<Response> {
   const response = await fetch(`${base}${path}`, { ...init, signal: AbortSignal.timeout(30_000) });
-  if (response.status >= 500) throw new Error(`${path} answered ${response.status}: ${await response.text()}\n${written}`);
+  if (response.status >= 500) throw new Error(`${path} answered ${response.status}: ${await response.text()}\n${written()}`);
   return response;
+}
+
+/** `astro dev` on a free port with `env` (plus PATH and HOME), once it watches for changes. */
+async function startDev(env: Record<string, string>): Promise<{ dev: OwnedProcess; base: string; written: () => string }> {
+  const port = await freePort();
+  // --ignore-lock: run in the foreground beside any dev server a developer has open (Astro
+  // otherwise refuses, or backgrounds itself when it thinks an agent runs it).
+  const child = spawnOwned(process.execPath, ['node_modules/astro/bin/astro.mjs', 'dev', '--port', String(port), '--host', '127.0.0.1', '--ignore-lock'], {
+    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/tmp', ASTRO_TELEMETRY_DISABLED: '1', ...env },
+  });
+  let all = '';
+  const collect = (chunk: Buffer) => (all += chunk.toString('utf8'));
+  child.child.stdout!.on('data', collect);
+  child.child.stderr!.on('data', collect);
+  await child.waitForLine(/watching for file changes/, 60_000);
+  return { dev: child, base: `http://127.0.0.1:${port}`, written: () => all };
 }
 
 beforeAll(async () => {
   // Vite scans the components for dependencies only when it has no pre-bundle metadata (its
   // cache is fixed at node_modules/.vite); discard it, as `vite --force` would, so the scan runs.
   rmSync(resolve(import.meta.dirname, '../../node_modules/.vite/deps'), { recursive: true, force: true });
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  // --ignore-lock: run in the foreground beside any dev server a developer has open (Astro
-  // otherwise refuses, or backgrounds itself when it thinks an agent runs it).
-  dev = spawnOwned(process.execPath, ['node_modules/astro/bin/astro.mjs', 'dev', '--port', String(port), '--host', '127.0.0.1', '--ignore-lock'], {
-    env: {
-      PATH: process.env['PATH'] ?? '',
-      HOME: process.env['HOME'] ?? '/tmp',
-      DATABASE_URL: databaseFile,
-      JOBS_ENABLED: 'false',
-      ASTRO_TELEMETRY_DISABLED: '1',
-    },
-  });
-  const collect = (chunk: Buffer) => (written += chunk.toString('utf8'));
-  dev.child.stdout!.on('data', collect);
-  dev.child.stderr!.on('data', collect);
-  await dev.waitForLine(/watching for file changes/, 60_000);
+  const started = await startDev({ DATABASE_URL: databaseFile, JOBS_ENABLED: 'false' });
+  ({ dev, base } = started);
+  written = started.written;
 }, 90_000);
 
 afterAll(async () => {
@@ -130,7 +132,7 @@ describe('the dev server', () => {
   });
 
   it("parses every component in Vite's dependency scan", () => {
-    expect(written).not.toMatch(/PARSE_ERROR|Failed to run dependency scan/);
+    expect(written()).not.toMatch(/PARSE_ERROR|Failed to run dependency scan/);
   });
 
   it('stops on SIGTERM through its own handler, leaving no process behind', async () => {
@@ -142,5 +144,18 @@ describe('the dev server', () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(children.filter((pid) => existsSync(`/proc/${pid}`))).toEqual([]);
     await expect(fetch(base, { signal: AbortSignal.timeout(2_000) })).rejects.toThrow();
+  });
+});
+
+describe('a dev server with an unusable DATABASE_URL', () => {
+  it('answers every request with the configuration error instead of a silent 500', { timeout: 90_000 }, async () => {
+    const broken = await startDev({ DATABASE_URL: join(dir, 'missing', 'site.db') });
+    try {
+      const reply = await fetch(`${broken.base}/stats/`, { signal: AbortSignal.timeout(30_000) });
+      expect(reply.status).toBe(500);
+      expect(broken.written()).toContain(`Invalid configuration: DATABASE_URL: the directory ${join(dir, 'missing')} does not exist`);
+    } finally {
+      await broken.dev.stop('SIGTERM', 10_000);
+    }
   });
 });
