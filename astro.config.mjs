@@ -2,6 +2,7 @@
 import { defineConfig } from 'astro/config';
 import node from '@astrojs/node';
 import sitemap from '@astrojs/sitemap';
+import { devServices } from './src/app/dev-integration.ts';
 
 // Pages and the read APIs are prerendered (`output: 'static'`); only routes that opt out with
 // `export const prerender = false` run on the server. The Node adapter builds in middleware mode
@@ -19,8 +20,9 @@ export default defineConfig({
   cacheDir: process.env.ASTRO_CACHE_DIR || './node_modules/.astro',
   output: 'static',
   adapter: node({ mode: 'middleware' }),
-  // /stats/ renders per request, so the sitemap would not find it on its own.
-  integrations: [sitemap({ customPages: [new URL('/stats/', site).href] })],
+  // /stats/ renders per request, so the sitemap would not find it on its own. devServices gives
+  // `astro dev` the services the production edge builds (src/app/dev-integration.ts).
+  integrations: [sitemap({ customPages: [new URL('/stats/', site).href] }), devServices()],
   // The adapter would otherwise enable filesystem sessions; nothing here uses them.
   session: false,
   // CSP hashes for every script and style Astro emits (no 'unsafe-inline'). Astro's checkOrigin

@@ -14,7 +14,11 @@ export const onRequest = defineMiddleware(async (context, next) => {
   } catch (error) {
     const httpError = toHttpError(error);
     if (httpError.status >= 500) {
-      context.locals.services?.log.error({ reqId: context.locals.requestId, path: context.url.pathname, err: error }, 'unhandled error in route');
+      // The edge (and `astro dev`, src/app/dev-integration.ts) hands every request its services;
+      // should one ever arrive without them, the error still reaches stderr: no silent 500.
+      const log = context.locals.services?.log;
+      if (log) log.error({ reqId: context.locals.requestId, path: context.url.pathname, err: error }, 'unhandled error in route');
+      else console.error(`unhandled error in route ${context.url.pathname}:`, error);
     }
     return errorResponse(httpError, context.url.pathname);
   }

@@ -6,9 +6,9 @@
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { resolveOrigin, type Config } from './config.ts';
+import type { Config } from './config.ts';
 import { openMigratedDb } from '../db/open-migrated-db.ts';
-import type { Services } from './services.ts';
+import { createServices, type Services } from './services.ts';
 import { startOutbox } from '../../jobs/outbox.ts';
 import { startJobs } from '../../jobs/schedule.ts';
 import { clientKeyOf } from '../features/ratelimit/index.ts';
@@ -118,18 +118,9 @@ export async function createApp(config: Config, log: Logger): Promise<AppHandle>
           const { port } = server.address() as AddressInfo;
           const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST;
           const origin = `http://${host}:${port}`;
-          const resolved = resolveOrigin(config, origin);
-          services = {
-            config: resolved,
-            db: handle,
-            log,
-            purgeCache: (prefix) => {
-              const dropped = cache.purge(prefix);
-              if (dropped > 0) log.debug({ prefix, dropped }, 'response cache purged');
-            },
-          };
-          siteHost = new URL(resolved.SITE_URL).host;
-          outbox = resolved.JOBS_ENABLED ? startOutbox({ services, intervalMs: 15_000 }) : undefined;
+          services = createServices({ config, boundOrigin: origin, db: handle, log, cache });
+          siteHost = new URL(services.config.SITE_URL).host;
+          outbox = services.config.JOBS_ENABLED ? startOutbox({ services, intervalMs: 15_000 }) : undefined;
           jobs = startJobs({ services });
           resolvePromise({ origin, services });
           warmUp(services).catch((error: unknown) => log.warn({ err: error }, 'warm-up failed'));

@@ -1,10 +1,10 @@
 /**
- * What routes and jobs may use at run time, built once by the server entry and handed to Astro
- * endpoints through `locals.services`. Features receive these as arguments; nothing here is a
- * module-level singleton, so tests build their own.
+ * What routes and jobs may use at run time, built once by the server entry (and by `astro dev`,
+ * src/app/dev-services.ts) and handed to Astro endpoints through `locals.services`. Features
+ * receive these as arguments; nothing here is a module-level singleton, so tests build their own.
  */
 import type { Logger } from 'pino';
-import type { Config } from './config.ts';
+import { resolveOrigin, type Config } from './config.ts';
 import type { DbHandle } from '../db/create-db.ts';
 
 export interface Services {
@@ -16,4 +16,27 @@ export interface Services {
    * Called by writers that change what a response would say, e.g. the stats materialiser.
    */
   purgeCache(pathPrefix: string): void;
+}
+
+export interface ServiceParts {
+  config: Config;
+  /** The origin the server was bound to (`http://host:port`): a derived SITE_URL follows it. */
+  boundOrigin: string;
+  db: DbHandle;
+  log: Logger;
+  /** The edge's response cache; none in `astro dev`, where purging is a no-op. */
+  cache?: { purge(pathPrefix: string): number };
+}
+
+/** The one way to assemble `Services`, shared by the production edge and the dev server. */
+export function createServices({ config, boundOrigin, db, log, cache }: ServiceParts): Services {
+  return {
+    config: resolveOrigin(config, boundOrigin),
+    db,
+    log,
+    purgeCache: (prefix) => {
+      const dropped = cache?.purge(prefix) ?? 0;
+      if (dropped > 0) log.debug({ prefix, dropped }, 'response cache purged');
+    },
+  };
 }
