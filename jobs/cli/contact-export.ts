@@ -6,7 +6,7 @@
  */
 import { checkDay, startOfDayMs } from '../../src/lib/calendar.ts';
 import { writeSubmissionsCsv } from '../../src/features/contact/contact.server.ts';
-import { runCli, UsageError } from './run-cli.ts';
+import { CommandFailed, runCli, UsageError } from './run-cli.ts';
 
 /** `--since`: a real calendar day, YYYY-MM-DD, to the epoch ms of its UTC midnight; undefined otherwise. */
 export function sinceMs(text: string): number | undefined {
@@ -35,8 +35,7 @@ if (import.meta.main) {
     } catch (error) {
       // The reader went away (`| head`): what was wanted has been written.
       if ((error as NodeJS.ErrnoException).code === 'EPIPE') return 0;
-      stderr.write(`contact-export: export failed: ${(error as Error).message}\n`);
-      return 1;
+      throw new CommandFailed('export failed', { cause: error });
     }
   });
 }

@@ -2,7 +2,7 @@
  * Demo data: migrate the database named by DATABASE_URL (default ./data/site.db) and, when it
  * holds no events yet, generate realistic raw events for the 400 days up to yesterday (UTC) and
  * materialise every complete day. A second run finds the events and does nothing more than
- * catch up missing days. Exit codes: run-cli.ts (1 when materialising failed).
+ * catch up missing days. Exit codes: run-cli.ts (69, 75 or 70 when materialising failed).
  *
  *   npm run seed
  */
@@ -10,20 +10,17 @@ import { dayOfInstant, formatDay } from '../../src/lib/calendar.ts';
 import { materialize, materializeMissing } from '../../src/features/stats/materialize.server.ts';
 import { writeSeedEvents } from '../../src/features/stats/seed-events.server.ts';
 import { earliestEventAt } from '../../src/features/stats/stats.server.ts';
-import { runCli } from './run-cli.ts';
+import { CommandFailed, runCli } from './run-cli.ts';
 
 export const SEED_DAYS = 400;
 
 if (import.meta.main) {
-  process.exitCode = await runCli('seed', { synopsis: 'npm run seed', options: {} }, async ({ config, db, stdout, stderr }) => {
+  process.exitCode = await runCli('seed', { synopsis: 'npm run seed', options: {} }, async ({ config, db, stdout }) => {
     const started = performance.now();
     const handle = await db({ statementTimeoutMs: 60_000 });
     if ((await earliestEventAt(handle.db)) !== undefined) {
       const caughtUp = await materializeMissing({ db: handle });
-      if (caughtUp.error) {
-        stderr.write(`seed: materialising missing days failed: ${caughtUp.error.message}\n`);
-        return 1;
-      }
+      if (caughtUp.error) throw new CommandFailed(`materialising missing days failed after ${caughtUp.days} days`, { cause: caughtUp.error });
       stdout.write(`seed: ${handle.target} already has events; nothing seeded${caughtUp.days > 0 ? ` (materialised ${caughtUp.days} missing days)` : ''}.\n`);
       return 0;
     }
@@ -35,10 +32,7 @@ if (import.meta.main) {
     const inserted = performance.now();
 
     const result = await materialize({ db: handle }, formatDay(firstDay), formatDay(lastDay), { batchDays: 100 });
-    if (result.error) {
-      stderr.write(`seed: materialising failed after ${result.days} days: ${result.error.message}\n`);
-      return 1;
-    }
+    if (result.error) throw new CommandFailed(`materialising failed after ${result.days} days`, { cause: result.error });
     const seconds = (ms: number) => (ms / 1000).toFixed(1);
     stdout.write(
       `seed: ${events.toLocaleString('en')} events over ${SEED_DAYS} days (${formatDay(firstDay)} to ${formatDay(lastDay)}) into ${handle.target} ` +

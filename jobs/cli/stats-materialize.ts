@@ -8,14 +8,14 @@
  *
  * A running server keeps cached responses for at most 60 s, so backfilled days show up there
  * within a minute; clients honouring the long Cache-Control of settled ranges may keep an older
- * copy for up to a day. Exits 0 when every day was written, 1 when it stopped early (the days
- * written before stay); other codes: run-cli.ts.
+ * copy for up to a day. Exits 0 when every day was written; when it stopped early (the days
+ * written before stay) 69, 75 or 70 as run-cli.ts classifies the cause.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { checkDay } from '../../src/lib/calendar.ts';
 import { type LockedRun, type MaterializeResult, materialize, materializeMissing, withStatsLock } from '../../src/features/stats/materialize.server.ts';
 import { progressBar } from './progress-bar.ts';
-import { runCli, UsageError } from './run-cli.ts';
+import { CommandFailed, runCli, UsageError } from './run-cli.ts';
 
 const USAGE = {
   synopsis: 'stats-materialize --from YYYY-MM-DD --to YYYY-MM-DD [--batch-days N] | --missing',
@@ -69,10 +69,7 @@ if (import.meta.main) {
     bar.stop();
     const { days, error } = outcome.value;
     const seconds = ((performance.now() - started) / 1000).toFixed(2);
-    if (error) {
-      stderr.write(`stats-materialize: failed after ${days} days (${seconds} s): ${error.message}\n`);
-      return 1;
-    }
+    if (error) throw new CommandFailed(`failed after ${days} days (${seconds} s)`, { cause: error });
     stdout.write(`stats-materialize: ${days} days materialised in ${seconds} s${plan.kind === 'range' ? ` (${plan.from} to ${plan.to})` : ' (missing days)'} into ${handle.target}.\n`);
     return 0;
   });

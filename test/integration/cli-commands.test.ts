@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { tempSqliteUrl } from '../helpers/server.ts';
 
@@ -94,10 +95,41 @@ describe('exit codes of the database commands', () => {
     }
   });
 
-  it('exits 1 with one line when the database cannot be reached', async () => {
-    const run = await command('jobs/cli/stats-materialize.ts', ['--missing'], { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nothing' });
-    expect(run.code).toBe(1);
-    expect(run.stderr).toBe('stats-materialize: opening and migrating postgres://127.0.0.1:1/nothing failed: connect ECONNREFUSED 127.0.0.1:1\n');
+  it('exits 69 (EX_UNAVAILABLE) with one line when the database cannot be reached: refused or unknown host', async () => {
+    const refused = await command('jobs/cli/stats-materialize.ts', ['--missing'], { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nothing' });
+    expect(refused.code).toBe(69);
+    expect(refused.stderr).toBe('stats-materialize: the database at DATABASE_URL (postgres://***@127.0.0.1:1/nothing) cannot be reached: connect ECONNREFUSED 127.0.0.1:1 (ECONNREFUSED)\n');
+    const unknown = await command('jobs/cli/migrate.ts', [], { DATABASE_URL: 'postgres://postgres@no-such-host.invalid:5432/site' });
+    expect(unknown.code).toBe(69);
+    expect(unknown.stderr).toMatch(/^migrate: the database at DATABASE_URL \(postgres:\/\/\*\*\*@no-such-host\.invalid:5432\/site\) cannot be reached: .+ \((ENOTFOUND|EAI_AGAIN)\)\n$/);
+  });
+
+  it('runs with a bad server-only variable (PORT=abc): a command validates only what it reads', async () => {
+    const run = await command('jobs/cli/migrate.ts', [], { DATABASE_URL: tempSqliteUrl(), PORT: 'abc', TRUST_PROXY: 'true' });
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+  });
+
+  it('exits 70 (EX_SOFTWARE) with one line, no stack, when a migration fails', async () => {
+    const file = tempSqliteUrl();
+    const db = new Database(file);
+    db.exec('create table event (unrelated text)'); // the first migration creates it, with another shape
+    db.close();
+    const run = await command('jobs/cli/migrate.ts', [], { DATABASE_URL: file });
+    expect(run.code).toBe(70);
+    expect(run.stderr).toMatch(/^migrate: opening and migrating sqlite:.+ failed: .*already exists[^\n]*\n$/);
+  });
+
+  it('exits 75 (EX_TEMPFAIL) when the SQLite file stays locked past the lock budget', async () => {
+    const file = tempSqliteUrl();
+    const holder = new Database(file);
+    holder.exec('BEGIN EXCLUSIVE');
+    try {
+      const run = await command('jobs/cli/migrate.ts', [], { DATABASE_URL: file });
+      expect(run.code).toBe(75);
+      expect(run.stderr).toMatch(/^migrate: DATABASE_URL \(.+\) stayed locked by another connection; try again later: .+ \(SQLITE_BUSY\w*\)\n$/);
+    } finally {
+      holder.close();
+    }
   });
 
   it('exits 65 from events:import when some records were refused, after storing the valid ones', async () => {
