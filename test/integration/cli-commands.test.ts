@@ -161,3 +161,31 @@ describe('exit codes of the database commands', () => {
     expect(again.stdout).toBe(`sqlite:${database} is up to date (0 applied now)\n`);
   });
 });
+
+describe('stats:materialize', () => {
+  it('materialises only settled days: refuses --to today or later and --from before the first event, with 64 and nothing written', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'stats-materialize-'));
+    const file = join(dir, 'events.ndjson');
+    writeFileSync(file, JSON.stringify({ id: 'e1', occurred_at: '2025-03-01T10:00:00Z', kind: 'impression' }));
+    const env = { DATABASE_URL: join(dir, 'site.db') };
+    expect(await command('jobs/cli/events-import.ts', [file], env)).toMatchObject({ code: 0 });
+    const today = new Date().toISOString().slice(0, 10);
+
+    for (const to of [today, '2099-01-01']) {
+      const run = await command('jobs/cli/stats-materialize.ts', ['--from', '2025-03-01', '--to', to], env);
+      expect(run.code, to).toBe(64);
+      expect(run.stderr.split('\n')[0]).toBe(`stats-materialize: --to ${to} is not a complete day: only days before today (${today}, UTC) can be materialised, since their events may still arrive`);
+    }
+    const early = await command('jobs/cli/stats-materialize.ts', ['--from', '1970-01-01', '--to', '2025-03-02'], env);
+    expect(early.code).toBe(64);
+    expect(early.stderr.split('\n')[0]).toBe('stats-materialize: --from 1970-01-01 is before the first event, on 2025-03-01: start at 2025-03-01 or later');
+    const db = new Database(env.DATABASE_URL, { readonly: true });
+    try {
+      expect(db.prepare('select count(*) as n from daily_stat').get()).toEqual({ n: 0 });
+    } finally {
+      db.close();
+    }
+
+    expect(await command('jobs/cli/stats-materialize.ts', ['--from', '2025-03-01', '--to', '2025-03-02'], env)).toMatchObject({ code: 0 });
+  });
+});
