@@ -1,5 +1,5 @@
 /**
- * `npm run contact:export -- [--since YYYY-MM-DD] [--bom]`: every contact submission as CSV on
+ * `npm run -s contact:export -- [--since YYYY-MM-DD] [--bom]`: every contact submission as CSV on
  * stdout, for the team that answers them. Columns and quoting: src/features/contact/contact-csv.ts.
  * Reads DATABASE_URL like the server (brings the schema up to date first, so a fresh database
  * exports just the header). Exit codes: run-cli.ts.
@@ -15,7 +15,7 @@ export function sinceMs(text: string): number | undefined {
 }
 
 const USAGE = {
-  synopsis: 'npm run contact:export -- [--since YYYY-MM-DD] [--bom] > contacts.csv',
+  synopsis: 'npm run -s contact:export -- [--since YYYY-MM-DD] [--bom] > contacts.csv',
   options: { since: { type: 'string' }, bom: { type: 'boolean' } },
   details: '  --since  only submissions made on or after that UTC day\n  --bom    start with a UTF-8 byte order mark (for Excel)',
 } as const;
