@@ -3,8 +3,8 @@
  * and operators: the data client (src/client/data-client.ts) with a progress bar, an on-disk
  * cache of settled months, and one record per day on stdout.
  *
- *   npm run data:fetch -- --from 2025-01-01 --to 2025-12-31 [--format csv|json]
- *                         [--base-url URL] [--cache-dir DIR] [--concurrency N]
+ *   npm run -s data:fetch -- --from 2025-01-01 --to 2025-12-31 [--format csv|json]
+ *                            [--base-url URL] [--cache-dir DIR] [--concurrency N]
  *
  * Exit status follows sysexits(3), so scripts can tell what to do next:
  *   0 ok · 64 usage (bad flags or dates) · 65 the server refused the request (400 SVC1005)
