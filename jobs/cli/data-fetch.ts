@@ -13,7 +13,6 @@
  *   130 interrupted (SIGINT), 143 terminated (SIGTERM).
  */
 import { mkdir } from 'node:fs/promises';
-import cliProgress from 'cli-progress';
 import { stringify } from 'csv-stringify/sync';
 import {
   DailyQuotaExceededError,
@@ -26,6 +25,7 @@ import {
   type GetDailyStatsOptions,
 } from '../../src/client/data-client.ts';
 import { createDiskCache } from '../../src/client/disk-cache.ts';
+import { progress, type Progress } from './progress-bar.ts';
 import { type Cli, type CliValues, parseCli, runCli, UsageError } from './run-cli.ts';
 
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:4321';
@@ -164,13 +164,9 @@ async function main({ values }: Cli<typeof USAGE.options>): Promise<number> {
   process.once('SIGINT', onInt);
   process.once('SIGTERM', onTerm);
 
-  // The bar only where a person watches: on a terminal, and on stderr so stdout stays data.
-  const bar = process.stderr.isTTY
-    ? new cliProgress.SingleBar(
-        { stream: process.stderr, format: 'fetching [{bar}] {value}/{total} windows | {status}', hideCursor: true, clearOnComplete: true },
-        cliProgress.Presets.shades_classic,
-      )
-    : undefined;
+  // A bar on a terminal, a line every few seconds elsewhere; on stderr so stdout stays data.
+  let bar: Progress | undefined;
+  let windowsDone = 0;
   const counter = { requests: 0 };
   let fromCache = 0;
   const started = performance.now();
@@ -185,15 +181,17 @@ async function main({ values }: Cli<typeof USAGE.options>): Promise<number> {
     fetch: countingFetch(counter),
     onProgress: ({ done, window, fromCache: cached }) => {
       if (cached) fromCache++;
+      windowsDone = done;
       bar?.update(done, { status: `${window.startDate} to ${window.endDate}${cached ? ' (cached)' : ''}` });
     },
     onWait: ({ reason, ms }) => {
-      bar?.update({ status: `${reason === 'pacing' ? 'pacing to the rate limit' : 'backing off'}: waiting ${Math.ceil(ms / 1000)} s` });
+      bar?.update(windowsDone, { status: `${reason === 'pacing' ? 'pacing to the rate limit' : 'backing off'}: waiting ${Math.ceil(ms / 1000)} s` });
     },
   };
   try {
     // The windows are known up front (and the flags checked) before anything is sent.
-    bar?.start(planRequest(options).windows.length, 0, { status: 'starting' });
+    bar = progress(planRequest(options).windows.length, 'fetching', { unit: 'windows' });
+    bar.update(0, { status: 'starting' });
     const records = await getDailyStats(options);
     bar?.stop();
     await write(formatRecords(records, plan.format));

@@ -15,7 +15,7 @@
 import { stat } from 'node:fs/promises';
 import { dayOfInstant, formatDay } from '../../src/lib/calendar.ts';
 import { importEventsFile } from '../../src/features/stats/event-import.server.ts';
-import { progressBar } from './progress-bar.ts';
+import { progress } from './progress-bar.ts';
 import { EX_DATAERR, EX_NOINPUT } from '../../src/app/exit-codes.ts';
 import { CommandFailed, runCli, UsageError } from './run-cli.ts';
 
@@ -43,8 +43,8 @@ if (import.meta.main) {
       return EX_NOINPUT;
     }
     const handle = await db({ statementTimeoutMs: 60_000 });
-    const bar = progressBar('importing [{bar}] {percentage}% | {value}/{total} bytes | eta {eta_formatted}', stderr);
-    bar.start(size, 0);
+    const bar = progress(size, 'importing', { unit: 'bytes', stream: stderr });
+    bar.update(0);
     const result = await importEventsFile(handle.db, file, {
       ...(format === undefined ? {} : { format }),
       maxBadLinesKept: SHOW_BAD_LINES,

@@ -10,12 +10,13 @@ import { dayOfInstant, formatDay } from '../../src/lib/calendar.ts';
 import { materialize, materializeMissing } from '../../src/features/stats/materialize.server.ts';
 import { writeSeedEvents } from '../../src/features/stats/seed-events.server.ts';
 import { earliestEventAt } from '../../src/features/stats/stats.server.ts';
+import { progress } from './progress-bar.ts';
 import { CommandFailed, runCli } from './run-cli.ts';
 
 export const SEED_DAYS = 400;
 
 if (import.meta.main) {
-  process.exitCode = await runCli('seed', { synopsis: 'npm run seed', options: {} }, async ({ config, db, stdout }) => {
+  process.exitCode = await runCli('seed', { synopsis: 'npm run seed', options: {} }, async ({ config, db, stdout, stderr }) => {
     const started = performance.now();
     const handle = await db({ statementTimeoutMs: 60_000 });
     if ((await earliestEventAt(handle.db)) !== undefined) {
@@ -27,11 +28,15 @@ if (import.meta.main) {
 
     const lastDay = dayOfInstant(Date.now()) - 1;
     const firstDay = lastDay - SEED_DAYS + 1;
+    // The events are written in synchronous bulk transactions that report nothing on the way.
+    stderr.write(`seed: writing the events of ${SEED_DAYS} days (${formatDay(firstDay)} to ${formatDay(lastDay)})\n`);
     // Three outage days spread over the period, so charts show what a zero day looks like.
     const events = await writeSeedEvents(handle, config().DATABASE_URL, { firstDay, lastDay, zeroDayOffsets: [57, 211, 342], seed: 20_260_101 });
     const inserted = performance.now();
 
-    const result = await materialize({ db: handle }, formatDay(firstDay), formatDay(lastDay), { batchDays: 100 });
+    const bar = progress(SEED_DAYS, 'seed: materialising', { unit: 'days', stream: stderr });
+    const result = await materialize({ db: handle }, formatDay(firstDay), formatDay(lastDay), { batchDays: 100, onProgress: (done) => bar.update(done) });
+    bar.stop();
     if (result.error) throw new CommandFailed(`materialising failed after ${result.days} days`, { cause: result.error });
     const seconds = (ms: number) => (ms / 1000).toFixed(1);
     stdout.write(

@@ -16,7 +16,7 @@ import type { DbHandle } from '../../src/db/create-db.ts';
 import { checkDay, dayOfInstant, formatDay } from '../../src/lib/calendar.ts';
 import { type LockedRun, type MaterializeResult, materialize, materializeMissing, withStatsLock } from '../../src/features/stats/materialize.server.ts';
 import { earliestEventAt } from '../../src/features/stats/stats.server.ts';
-import { progressBar } from './progress-bar.ts';
+import { progress } from './progress-bar.ts';
 import { CommandFailed, runCli, UsageError } from './run-cli.ts';
 
 const USAGE = {
@@ -62,16 +62,9 @@ if (import.meta.main) {
     const plan = planOf(values, Date.now());
     const handle = await db({ statementTimeoutMs: 60_000 });
     if (plan.kind === 'range') await refuseBeforeFirstEvent(handle, plan.from);
-    const bar = progressBar('materialising [{bar}] {percentage}% | {value}/{total} days | eta {eta_formatted}', stderr);
+    const bar = progress(0, 'materialising', { unit: 'days', stream: stderr });
     const started = performance.now();
-    let barStarted = false;
-    const onProgress = (done: number, total: number) => {
-      if (!barStarted) {
-        bar.start(total, 0);
-        barStarted = true;
-      }
-      bar.update(done);
-    };
+    const onProgress = (done: number, total: number) => bar.update(done, { total });
     // Wait for a scheduled run holding the lock (PostgreSQL) rather than skipping: the operator asked for this.
     let outcome: LockedRun<MaterializeResult>;
     for (;;) {

@@ -188,4 +188,19 @@ describe('stats:materialize', () => {
 
     expect(await command('jobs/cli/stats-materialize.ts', ['--from', '2025-03-01', '--to', '2025-03-02'], env)).toMatchObject({ code: 0 });
   });
+
+  it('reports progress where no terminal is attached: a line per interval with done/total and the rate, and the final figures', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'stats-progress-'));
+    const file = join(dir, 'events.ndjson');
+    writeFileSync(file, JSON.stringify({ id: 'e1', occurred_at: '2025-01-01T10:00:00Z', kind: 'impression' }));
+    const env = { DATABASE_URL: join(dir, 'site.db'), PROGRESS_INTERVAL_MS: '1' };
+    expect(await command('jobs/cli/events-import.ts', [file], env)).toMatchObject({ code: 0 });
+    const run = await command('jobs/cli/stats-materialize.ts', ['--from', '2025-01-01', '--to', '2025-03-31', '--batch-days', '1'], env);
+    expect(run.code).toBe(0);
+    const lines = run.stderr.trimEnd().split('\n');
+    expect(lines.length).toBeGreaterThan(5);
+    for (const line of lines) expect(line).toMatch(/^materialising: \d+\/90 days \(\d+%\), \d+ days\/s, \d+\.\d s$/);
+    expect(lines.at(-1)).toMatch(/^materialising: 90\/90 days \(100%\), /);
+    expect(run.stderr).not.toContain('\u001b'); // no terminal control sequences (a bar) in a log
+  });
 });
