@@ -1,6 +1,6 @@
 /**
- * Every command in jobs/cli and deploy/render-nginx.ts run as its npm script runs it: one frame
- * (runCli) for help, flags and exit codes, and help that never acts.
+ * Every command in jobs/cli, deploy/render-nginx.ts and the Lighthouse gate run as its npm
+ * script runs it: one frame (runCli) for help, flags and exit codes, and help that never acts.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -38,6 +38,7 @@ const COMMANDS = [
   'jobs/cli/seed.ts',
   'jobs/cli/stats-materialize.ts',
   'deploy/render-nginx.ts',
+  'test/e2e/browser/lighthouse-run.ts',
 ];
 
 const NEWS_DIR = join(import.meta.dirname, '..', '..', 'content', 'news');
