@@ -25,6 +25,7 @@ import {
   type GetDailyStatsOptions,
 } from '../../src/client/data-client.ts';
 import { createDiskCache } from '../../src/client/disk-cache.ts';
+import { EX_CANTCREAT, EX_DATAERR, EX_SOFTWARE, EX_TEMPFAIL, EX_UNAVAILABLE, EX_USAGE } from '../../src/app/exit-codes.ts';
 import { progress, type Progress } from './progress-bar.ts';
 import { type Cli, type CliValues, parseCli, runCli, UsageError } from './run-cli.ts';
 
@@ -45,12 +46,12 @@ const USAGE = {
 /** sysexits(3) codes this command uses. */
 export const EXIT = {
   ok: 0,
-  usage: 64,
-  dataErr: 65,
-  unavailable: 69,
-  cantCreate: 73,
-  tempFail: 75,
-  software: 70,
+  usage: EX_USAGE,
+  dataErr: EX_DATAERR,
+  unavailable: EX_UNAVAILABLE,
+  cantCreate: EX_CANTCREAT,
+  tempFail: EX_TEMPFAIL,
+  software: EX_SOFTWARE,
 } as const;
 
 export type Format = 'csv' | 'json';
