@@ -20,7 +20,9 @@ if (import.meta.main) {
     const started = performance.now();
     const handle = await db({ statementTimeoutMs: 60_000 });
     if ((await earliestEventAt(handle.db)) !== undefined) {
-      const caughtUp = await materializeMissing({ db: handle });
+      const catchUp = progress(0, 'seed: materialising missing days', { unit: 'days', stream: stderr });
+      const caughtUp = await materializeMissing({ db: handle }, { onProgress: (done, total) => catchUp.update(done, { total }) });
+      catchUp.stop();
       if (caughtUp.error) throw new CommandFailed(`materialising missing days failed after ${caughtUp.days} days`, { cause: caughtUp.error });
       stdout.write(`seed: ${handle.target} already has events; nothing seeded${caughtUp.days > 0 ? ` (materialised ${caughtUp.days} missing days)` : ''}.\n`);
       return 0;

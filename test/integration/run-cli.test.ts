@@ -113,6 +113,9 @@ describe('runCli', () => {
     expect((await run([], async () => Promise.reject(new CommandFailed('stopped early', { cause: pgLock })))).code).toBe(75);
     const gone = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
     expect((await run([], async () => Promise.reject(new CommandFailed('stopped early', { cause: gone })))).code).toBe(69);
+    // node-postgres's own connect timeout is a plain Error without a code.
+    const silent = new Error('timeout exceeded when trying to connect');
+    expect((await run([], async () => Promise.reject(new CommandFailed('stopped early', { cause: silent })))).code).toBe(69);
     const bug = new RangeError('no such day');
     const other = await run([], async () => Promise.reject(new CommandFailed('stopped early', { cause: bug })));
     expect(other).toMatchObject({ code: 70, stderr: 'demo: stopped early: no such day\n' });
