@@ -1,43 +1,92 @@
 /**
  * Render deploy/nginx.conf.template for a set of instances. Used by the fleet test and by
- * `npm run fleet:nginx -- --listen 127.0.0.1:8080 --upstream 127.0.0.1:4321 --upstream …`.
+ * `npm run fleet:nginx -- --listen 0.0.0.0:80 --upstream 10.0.0.11:4321 --upstream … --dist /srv/site/dist/client`.
+ *
+ * Without `--prefix` the pid file, the error log and the temporary folders are left to the
+ * nginx that runs the file: its compiled-in paths (Debian: /run/nginx.pid, /var/lib/nginx/*,
+ * errors on stderr), which a packaged nginx started as root can use, so the output passes
+ * `nginx -t -c FILE` as it is. `--prefix DIR` (an existing folder the nginx user can write) puts
+ * them there instead, for an unprivileged nginx (the fleet test, the compose image).
  */
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ParseArgsOptionsConfig } from 'node:util';
-import { runCli, type Usage } from '../jobs/cli/run-cli.ts';
+import { runCli, UsageError, type Usage } from '../jobs/cli/run-cli.ts';
 
 export interface NginxOptions {
   listen: string;
   distClient: string;
   upstreams: string[];
-  prefix: string;
+  /** Folder of the pid file, error log and temporary files; unset: nginx's own defaults. */
+  prefix?: string;
 }
 
 const TEMPLATE = fileURLToPath(new URL('./nginx.conf.template', import.meta.url));
+const DEFAULT_DIST = fileURLToPath(new URL('../dist/client', import.meta.url));
 
 export function renderNginx({ listen, distClient, upstreams, prefix }: NginxOptions): string {
   const servers = upstreams.map((u) => `    server ${u} max_fails=1 fail_timeout=2s;`).join('\n');
-  return readFileSync(TEMPLATE, 'utf8')
-    .replaceAll('@LISTEN@', listen)
-    .replaceAll('@DIST_CLIENT@', resolve(distClient))
-    .replaceAll('@UPSTREAMS@', servers)
-    .replaceAll('@PREFIX@', resolve(prefix));
+  const template = readFileSync(TEMPLATE, 'utf8');
+  const text = prefix === undefined ? template.replace(/^.*@PREFIX@.*\n/gm, '') : template.replaceAll('@PREFIX@', resolve(prefix));
+  return text.replaceAll('@LISTEN@', listen).replaceAll('@DIST_CLIENT@', resolve(distClient)).replaceAll('@UPSTREAMS@', servers);
 }
 
+/** A host name, an IPv4 address, or an IPv6 address in brackets (nginx's `listen`/`server` syntax). */
+const HOST = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?)$/;
+
+function validPort(text: string): boolean {
+  return /^\d{1,5}$/.test(text) && Number(text) >= 1 && Number(text) <= 65535;
+}
+
+/** `host:port`, or with `portAlone` a bare port too; the problem in words, or undefined. */
+export function addressProblem(text: string, portAlone: boolean): string | undefined {
+  const expected = portAlone ? 'HOST:PORT or PORT' : 'HOST:PORT';
+  if (portAlone && validPort(text)) return undefined;
+  const colon = text.lastIndexOf(':');
+  if (colon < 0) return `must be ${expected} (e.g. 10.0.0.11:4321), got ${JSON.stringify(text)}`;
+  const host = text.slice(0, colon);
+  const port = text.slice(colon + 1);
+  if (!HOST.test(host)) return `must be ${expected} with a host name, an IPv4 address or an [IPv6] address, got ${JSON.stringify(text)}`;
+  if (!validPort(port)) return `must be ${expected} with a port from 1 to 65535, got ${JSON.stringify(text)}`;
+  return undefined;
+}
+
+/** An absolute path nginx can take unquoted: no whitespace, quotes, `;`, braces or `$`. */
+export function pathProblem(text: string): string | undefined {
+  if (!isAbsolute(text)) return `must be an absolute path (e.g. /srv/site/dist/client), got ${JSON.stringify(text)}`;
+  if (/[\s;{}'"$\\]/.test(text)) return `must not contain spaces, quotes, ';', braces, '$' or '\\', got ${JSON.stringify(text)}`;
+  return undefined;
+}
+
+const USAGE = {
+  synopsis: 'npm run -s fleet:nginx -- [--listen HOST:PORT|PORT] --upstream HOST:PORT [--upstream HOST:PORT]... [--dist /ABS/DIR] [--prefix /ABS/DIR] > nginx.conf',
+  options: {
+    listen: { type: 'string', default: '127.0.0.1:8080' },
+    upstream: { type: 'string', multiple: true },
+    dist: { type: 'string', default: DEFAULT_DIST },
+    prefix: { type: 'string' },
+  },
+  details: [
+    '  --listen    address nginx listens on (default 127.0.0.1:8080)',
+    '  --upstream  an instance, HOST:PORT; at least one, repeat for each',
+    "  --dist      absolute path of the build's dist/client (default: this checkout's)",
+    "  --prefix    existing folder for the pid file, error log and temporary files (default: nginx's own paths)",
+  ].join('\n'),
+} satisfies Usage<ParseArgsOptionsConfig>;
+
 if (import.meta.main) {
-  const usage = {
-    synopsis: 'npm run fleet:nginx -- [--listen HOST:PORT] [--upstream HOST:PORT]... [--dist DIR] [--prefix DIR] > nginx.conf',
-    options: {
-      listen: { type: 'string', default: '127.0.0.1:8080' },
-      upstream: { type: 'string', multiple: true, default: ['127.0.0.1:4321'] },
-      dist: { type: 'string', default: 'dist/client' },
-      prefix: { type: 'string', default: '/tmp/site-nginx' },
-    },
-  } satisfies Usage<ParseArgsOptionsConfig>;
-  process.exitCode = await runCli('render-nginx', usage, async ({ values, stdout }) => {
-    stdout.write(renderNginx({ listen: values.listen, distClient: values.dist, upstreams: values.upstream, prefix: values.prefix }));
+  process.exitCode = await runCli('render-nginx', USAGE, async ({ values, stdout }) => {
+    const upstreams = values.upstream ?? [];
+    if (upstreams.length === 0) throw new UsageError('give at least one --upstream HOST:PORT');
+    const problems = [
+      ...[values.listen].map((v) => addressProblem(v, true)).map((p) => p && `--listen ${p}`),
+      ...upstreams.map((v) => addressProblem(v, false)).map((p) => p && `--upstream ${p}`),
+      ...[values.dist].map(pathProblem).map((p) => p && `--dist ${p}`),
+      ...(values.prefix === undefined ? [] : [pathProblem(values.prefix)].map((p) => p && `--prefix ${p}`)),
+    ].filter((p): p is string => p !== undefined);
+    if (problems.length > 0) throw new UsageError(problems.join('; '));
+    stdout.write(renderNginx({ listen: values.listen, distClient: values.dist, upstreams, ...(values.prefix === undefined ? {} : { prefix: values.prefix }) }));
     return 0;
   });
 }

@@ -1,12 +1,12 @@
 /**
- * `npm run contact:export -- [--since YYYY-MM-DD] [--bom]`: every contact submission as CSV on
+ * `npm run -s contact:export -- [--since YYYY-MM-DD] [--bom]`: every contact submission as CSV on
  * stdout, for the team that answers them. Columns and quoting: src/features/contact/contact-csv.ts.
  * Reads DATABASE_URL like the server (brings the schema up to date first, so a fresh database
  * exports just the header). Exit codes: run-cli.ts.
  */
 import { checkDay, startOfDayMs } from '../../src/lib/calendar.ts';
 import { writeSubmissionsCsv } from '../../src/features/contact/contact.server.ts';
-import { runCli, UsageError } from './run-cli.ts';
+import { CommandFailed, runCli, UsageError } from './run-cli.ts';
 
 /** `--since`: a real calendar day, YYYY-MM-DD, to the epoch ms of its UTC midnight; undefined otherwise. */
 export function sinceMs(text: string): number | undefined {
@@ -15,7 +15,7 @@ export function sinceMs(text: string): number | undefined {
 }
 
 const USAGE = {
-  synopsis: 'npm run contact:export -- [--since YYYY-MM-DD] [--bom] > contacts.csv',
+  synopsis: 'npm run -s contact:export -- [--since YYYY-MM-DD] [--bom] > contacts.csv',
   options: { since: { type: 'string' }, bom: { type: 'boolean' } },
   details: '  --since  only submissions made on or after that UTC day\n  --bom    start with a UTF-8 byte order mark (for Excel)',
 } as const;
@@ -35,8 +35,7 @@ if (import.meta.main) {
     } catch (error) {
       // The reader went away (`| head`): what was wanted has been written.
       if ((error as NodeJS.ErrnoException).code === 'EPIPE') return 0;
-      stderr.write(`contact-export: export failed: ${(error as Error).message}\n`);
-      return 1;
+      throw new CommandFailed('export failed', { cause: error });
     }
   });
 }

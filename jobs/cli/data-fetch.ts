@@ -3,8 +3,8 @@
  * and operators: the data client (src/client/data-client.ts) with a progress bar, an on-disk
  * cache of settled months, and one record per day on stdout.
  *
- *   npm run data:fetch -- --from 2025-01-01 --to 2025-12-31 [--format csv|json]
- *                         [--base-url URL] [--cache-dir DIR] [--concurrency N]
+ *   npm run -s data:fetch -- --from 2025-01-01 --to 2025-12-31 [--format csv|json]
+ *                            [--base-url URL] [--cache-dir DIR] [--concurrency N]
  *
  * Exit status follows sysexits(3), so scripts can tell what to do next:
  *   0 ok · 64 usage (bad flags or dates) · 65 the server refused the request (400 SVC1005)
@@ -13,7 +13,6 @@
  *   130 interrupted (SIGINT), 143 terminated (SIGTERM).
  */
 import { mkdir } from 'node:fs/promises';
-import cliProgress from 'cli-progress';
 import { stringify } from 'csv-stringify/sync';
 import {
   DailyQuotaExceededError,
@@ -26,6 +25,8 @@ import {
   type GetDailyStatsOptions,
 } from '../../src/client/data-client.ts';
 import { createDiskCache } from '../../src/client/disk-cache.ts';
+import { EX_CANTCREAT, EX_DATAERR, EX_SOFTWARE, EX_TEMPFAIL, EX_UNAVAILABLE, EX_USAGE } from '../../src/app/exit-codes.ts';
+import { progress, type Progress } from './progress-bar.ts';
 import { type Cli, type CliValues, parseCli, runCli, UsageError } from './run-cli.ts';
 
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:4321';
@@ -45,12 +46,12 @@ const USAGE = {
 /** sysexits(3) codes this command uses. */
 export const EXIT = {
   ok: 0,
-  usage: 64,
-  dataErr: 65,
-  unavailable: 69,
-  cantCreate: 73,
-  tempFail: 75,
-  software: 70,
+  usage: EX_USAGE,
+  dataErr: EX_DATAERR,
+  unavailable: EX_UNAVAILABLE,
+  cantCreate: EX_CANTCREAT,
+  tempFail: EX_TEMPFAIL,
+  software: EX_SOFTWARE,
 } as const;
 
 export type Format = 'csv' | 'json';
@@ -164,13 +165,9 @@ async function main({ values }: Cli<typeof USAGE.options>): Promise<number> {
   process.once('SIGINT', onInt);
   process.once('SIGTERM', onTerm);
 
-  // The bar only where a person watches: on a terminal, and on stderr so stdout stays data.
-  const bar = process.stderr.isTTY
-    ? new cliProgress.SingleBar(
-        { stream: process.stderr, format: 'fetching [{bar}] {value}/{total} windows | {status}', hideCursor: true, clearOnComplete: true },
-        cliProgress.Presets.shades_classic,
-      )
-    : undefined;
+  // A bar on a terminal, a line every few seconds elsewhere; on stderr so stdout stays data.
+  let bar: Progress | undefined;
+  let windowsDone = 0;
   const counter = { requests: 0 };
   let fromCache = 0;
   const started = performance.now();
@@ -185,15 +182,17 @@ async function main({ values }: Cli<typeof USAGE.options>): Promise<number> {
     fetch: countingFetch(counter),
     onProgress: ({ done, window, fromCache: cached }) => {
       if (cached) fromCache++;
+      windowsDone = done;
       bar?.update(done, { status: `${window.startDate} to ${window.endDate}${cached ? ' (cached)' : ''}` });
     },
     onWait: ({ reason, ms }) => {
-      bar?.update({ status: `${reason === 'pacing' ? 'pacing to the rate limit' : 'backing off'}: waiting ${Math.ceil(ms / 1000)} s` });
+      bar?.update(windowsDone, { status: `${reason === 'pacing' ? 'pacing to the rate limit' : 'backing off'}: waiting ${Math.ceil(ms / 1000)} s` });
     },
   };
   try {
     // The windows are known up front (and the flags checked) before anything is sent.
-    bar?.start(planRequest(options).windows.length, 0, { status: 'starting' });
+    bar = progress(planRequest(options).windows.length, 'fetching', { unit: 'windows' });
+    bar.update(0, { status: 'starting' });
     const records = await getDailyStats(options);
     bar?.stop();
     await write(formatRecords(records, plan.format));

@@ -8,18 +8,20 @@
  * The format follows the extension (.ndjson/.jsonl/.json, .csv) or the first character. Bad
  * lines are listed (line number, reason) and skipped; re-running the same file inserts nothing
  * new. Exits 0 when every record was stored (or was already), 65 (EX_DATAERR) when the file was
- * read to the end but some records were refused, 1 when it could not be read to the end (batches
- * committed before the failure stay; re-running resumes safely); other codes: run-cli.ts.
+ * read to the end but some records were refused, 66 (EX_NOINPUT) when FILE cannot be read; when it
+ * stopped early (batches committed before the failure stay; re-running resumes safely) 69, 75 or
+ * 70 as run-cli.ts classifies the cause.
  */
 import { stat } from 'node:fs/promises';
 import { dayOfInstant, formatDay } from '../../src/lib/calendar.ts';
 import { importEventsFile } from '../../src/features/stats/event-import.server.ts';
-import { progressBar } from './progress-bar.ts';
-import { runCli, UsageError } from './run-cli.ts';
+import { progress } from './progress-bar.ts';
+import { EX_DATAERR, EX_NOINPUT } from '../../src/app/exit-codes.ts';
+import { CommandFailed, runCli, UsageError } from './run-cli.ts';
 
 /** Bad lines printed in full; the rest are counted. */
 const SHOW_BAD_LINES = 50;
-export const EXIT_REFUSED = 65;
+export const EXIT_REFUSED = EX_DATAERR;
 
 const USAGE = {
   synopsis: 'events-import FILE [--format ndjson|csv]',
@@ -38,11 +40,11 @@ if (import.meta.main) {
       size = (await stat(file)).size;
     } catch (error) {
       stderr.write(`events-import: cannot read ${file}: ${(error as Error).message}\n`);
-      return 1;
+      return EX_NOINPUT;
     }
     const handle = await db({ statementTimeoutMs: 60_000 });
-    const bar = progressBar('importing [{bar}] {percentage}% | {value}/{total} bytes | eta {eta_formatted}', stderr);
-    bar.start(size, 0);
+    const bar = progress(size, 'importing', { unit: 'bytes', stream: stderr });
+    bar.update(0);
     const result = await importEventsFile(handle.db, file, {
       ...(format === undefined ? {} : { format }),
       maxBadLinesKept: SHOW_BAD_LINES,
@@ -54,8 +56,8 @@ if (import.meta.main) {
     if (result.bad > result.badLines.length) stderr.write(`... and ${result.bad - result.badLines.length} more bad lines\n`);
     const summary = `${result.records} records from ${file}${result.format ? ` (${result.format})` : ''}: ${result.inserted} inserted, ${result.duplicates} already present, ${result.bad} refused.`;
     if (result.error) {
-      stderr.write(`events-import: stopped early: ${result.error.message}\n${summary}\n`);
-      return 1;
+      stderr.write(`${summary}\n`);
+      throw new CommandFailed('stopped early', { cause: result.error });
     }
     stdout.write(`${summary}\n`);
     if (result.inserted > 0 && result.span) {

@@ -1,24 +1,37 @@
 /**
- * The one frame of every command in jobs/cli (and deploy/render-nginx.ts): flags, help, the
- * configuration, the database, and what the process exits with. A command is its `main`, which
- * gets parsed flags and returns its exit code; everything else happens here, the same way each
- * time.
+ * The one frame of every command in jobs/cli (and deploy/render-nginx.ts, the Lighthouse gate):
+ * flags, help, the configuration, the database, and what the process exits with. A command is
+ * its `main`, which gets parsed flags and returns its exit code; everything else happens here,
+ * the same way each time.
  *
- * Exit status follows sysexits(3):
+ * Exit status follows sysexits(3), classified in src/app/exit-codes.ts like the server's:
  *   0 done · 64 usage (unknown flag, bad value; the usage goes to stderr) · 78 configuration
- *   (one line naming the variable, no stack) · 70 a bug (message and stack) · anything `main`
- *   returns, which is not 0 for a partial success (e.g. events:import with refused records: 65).
- *   A database that cannot be opened or migrated is 1, like any other failed run.
+ *   (one line naming the variable, no stack) · 69 the database cannot be reached · 75 it stayed
+ *   locked past its budget (try again) · 70 a migration failed, or a bug (message and stack) ·
+ *   anything `main` returns, which is not 0 for a partial success (events:import: 65).
+ * A command reads only the variables it needs (DATABASE_URL, SQLITE_SYNCHRONOUS): a server-only
+ * variable such as PORT=abc never stops it.
  */
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
-import { ConfigError, loadConfig, type Config } from '../../src/app/config.ts';
+import { ConfigError, DEFAULT_DATABASE_URL, loadConfig, type Config } from '../../src/app/config.ts';
 import { prepareDatabaseLocation } from '../../src/app/database-location.ts';
+import { databaseFailure, EX_CONFIG, EX_SOFTWARE, EX_USAGE } from '../../src/app/exit-codes.ts';
 import type { DbHandle } from '../../src/db/create-db.ts';
-import { DatabaseOpenError, openMigratedDb, type OpenOptions } from '../../src/db/open-migrated-db.ts';
+import { openMigratedDb, type OpenOptions } from '../../src/db/open-migrated-db.ts';
 
-export const EXIT_USAGE = 64;
-export const EXIT_SOFTWARE = 70;
-export const EXIT_CONFIG = 78;
+export const EXIT_USAGE = EX_USAGE;
+export const EXIT_SOFTWARE = EX_SOFTWARE;
+export const EXIT_CONFIG = EX_CONFIG;
+
+/** The variables a command reads; every other one belongs to the server and is not looked at. */
+const COMMAND_VARIABLES = ['DATABASE_URL', 'SQLITE_SYNCHRONOUS'] as const;
+export type CommandConfig = Pick<Config, (typeof COMMAND_VARIABLES)[number]>;
+
+/** Validate only the variables a command reads, with the server's own rules and messages. */
+function loadCommandConfig(env: Record<string, string | undefined>): CommandConfig {
+  const { DATABASE_URL, SQLITE_SYNCHRONOUS } = loadConfig(Object.fromEntries(COMMAND_VARIABLES.map((name) => [name, env[name]])));
+  return { DATABASE_URL, SQLITE_SYNCHRONOUS };
+}
 
 export interface Usage<O extends ParseArgsOptionsConfig> {
   /** One line after `usage: `, e.g. `events-import FILE [--format ndjson|csv]`. */
@@ -61,13 +74,21 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
+/**
+ * Thrown by a `main` whose work stopped early (`cause`: the driver's error, e.g. a batch result's
+ * `error`): one line, and the exit status the cause deserves (69, 75, or 70), never 0 or 1.
+ */
+export class CommandFailed extends Error {
+  override name = 'CommandFailed';
+}
+
 export interface Cli<O extends ParseArgsOptionsConfig> {
   values: CliValues<O>;
   positionals: string[];
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
-  /** The validated configuration, read once from the environment. Throws ConfigError (exit 78). */
-  config(): Config;
+  /** The variables a command reads, validated once. Throws ConfigError (exit 78). */
+  config(): CommandConfig;
   /** DATABASE_URL opened and migrated on first call; closed when `main` has finished. */
   db(options?: OpenOptions): Promise<DbHandle>;
 }
@@ -102,9 +123,9 @@ export async function runCli<O extends ParseArgsOptionsConfig>(
     return EXIT_USAGE;
   }
 
-  let config: Config | undefined;
+  let config: CommandConfig | undefined;
   let handle: Promise<DbHandle> | undefined;
-  const loadOnce = () => (config ??= loadConfig(env));
+  const loadOnce = () => (config ??= loadCommandConfig(env));
   const cli: Cli<O> = {
     values: parsed.values,
     positionals: parsed.positionals,
@@ -130,12 +151,14 @@ export async function runCli<O extends ParseArgsOptionsConfig>(
       stderr.write(`${name}: invalid configuration: ${error.problems.join('; ')} (see README.md, "Configuration")\n`);
       return EXIT_CONFIG;
     }
-    if (error instanceof DatabaseOpenError) {
-      stderr.write(`${name}: ${error.message}\n`);
-      return 1;
-    }
-    stderr.write(`${name}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    return EXIT_SOFTWARE;
+    let databaseUrl = DEFAULT_DATABASE_URL;
+    try {
+      databaseUrl = loadOnce().DATABASE_URL;
+    } catch {} // an invalid DATABASE_URL would have failed first, as ConfigError
+    const failure = databaseFailure(error instanceof CommandFailed ? error.cause : error, databaseUrl);
+    if (error instanceof CommandFailed) stderr.write(`${name}: ${error.message}: ${failure.line}\n`);
+    else stderr.write(`${name}: ${failure.unexpected && error instanceof Error && error.stack ? error.stack : failure.line}\n`);
+    return failure.exitCode;
   } finally {
     const opened = await handle?.catch(() => undefined);
     await opened?.close();

@@ -2,7 +2,7 @@
  * Demo data: migrate the database named by DATABASE_URL (default ./data/site.db) and, when it
  * holds no events yet, generate realistic raw events for the 400 days up to yesterday (UTC) and
  * materialise every complete day. A second run finds the events and does nothing more than
- * catch up missing days. Exit codes: run-cli.ts (1 when materialising failed).
+ * catch up missing days. Exit codes: run-cli.ts (69, 75 or 70 when materialising failed).
  *
  *   npm run seed
  */
@@ -10,7 +10,8 @@ import { dayOfInstant, formatDay } from '../../src/lib/calendar.ts';
 import { materialize, materializeMissing } from '../../src/features/stats/materialize.server.ts';
 import { writeSeedEvents } from '../../src/features/stats/seed-events.server.ts';
 import { earliestEventAt } from '../../src/features/stats/stats.server.ts';
-import { runCli } from './run-cli.ts';
+import { progress } from './progress-bar.ts';
+import { CommandFailed, runCli } from './run-cli.ts';
 
 export const SEED_DAYS = 400;
 
@@ -19,26 +20,26 @@ if (import.meta.main) {
     const started = performance.now();
     const handle = await db({ statementTimeoutMs: 60_000 });
     if ((await earliestEventAt(handle.db)) !== undefined) {
-      const caughtUp = await materializeMissing({ db: handle });
-      if (caughtUp.error) {
-        stderr.write(`seed: materialising missing days failed: ${caughtUp.error.message}\n`);
-        return 1;
-      }
+      const catchUp = progress(0, 'seed: materialising missing days', { unit: 'days', stream: stderr });
+      const caughtUp = await materializeMissing({ db: handle }, { onProgress: (done, total) => catchUp.update(done, { total }) });
+      catchUp.stop();
+      if (caughtUp.error) throw new CommandFailed(`materialising missing days failed after ${caughtUp.days} days`, { cause: caughtUp.error });
       stdout.write(`seed: ${handle.target} already has events; nothing seeded${caughtUp.days > 0 ? ` (materialised ${caughtUp.days} missing days)` : ''}.\n`);
       return 0;
     }
 
     const lastDay = dayOfInstant(Date.now()) - 1;
     const firstDay = lastDay - SEED_DAYS + 1;
+    // The events are written in synchronous bulk transactions that report nothing on the way.
+    stderr.write(`seed: writing the events of ${SEED_DAYS} days (${formatDay(firstDay)} to ${formatDay(lastDay)})\n`);
     // Three outage days spread over the period, so charts show what a zero day looks like.
     const events = await writeSeedEvents(handle, config().DATABASE_URL, { firstDay, lastDay, zeroDayOffsets: [57, 211, 342], seed: 20_260_101 });
     const inserted = performance.now();
 
-    const result = await materialize({ db: handle }, formatDay(firstDay), formatDay(lastDay), { batchDays: 100 });
-    if (result.error) {
-      stderr.write(`seed: materialising failed after ${result.days} days: ${result.error.message}\n`);
-      return 1;
-    }
+    const bar = progress(SEED_DAYS, 'seed: materialising', { unit: 'days', stream: stderr });
+    const result = await materialize({ db: handle }, formatDay(firstDay), formatDay(lastDay), { batchDays: 100, onProgress: (done) => bar.update(done) });
+    bar.stop();
+    if (result.error) throw new CommandFailed(`materialising failed after ${result.days} days`, { cause: result.error });
     const seconds = (ms: number) => (ms / 1000).toFixed(1);
     stdout.write(
       `seed: ${events.toLocaleString('en')} events over ${SEED_DAYS} days (${formatDay(firstDay)} to ${formatDay(lastDay)}) into ${handle.target} ` +

@@ -8,24 +8,31 @@
  *
  * A running server keeps cached responses for at most 60 s, so backfilled days show up there
  * within a minute; clients honouring the long Cache-Control of settled ranges may keep an older
- * copy for up to a day. Exits 0 when every day was written, 1 when it stopped early (the days
- * written before stay); other codes: run-cli.ts.
+ * copy for up to a day. Exits 0 when every day was written; when it stopped early (the days
+ * written before stay) 69, 75 or 70 as run-cli.ts classifies the cause.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { checkDay } from '../../src/lib/calendar.ts';
+import type { DbHandle } from '../../src/db/create-db.ts';
+import { checkDay, dayOfInstant, formatDay } from '../../src/lib/calendar.ts';
 import { type LockedRun, type MaterializeResult, materialize, materializeMissing, withStatsLock } from '../../src/features/stats/materialize.server.ts';
-import { progressBar } from './progress-bar.ts';
-import { runCli, UsageError } from './run-cli.ts';
+import { earliestEventAt } from '../../src/features/stats/stats.server.ts';
+import { progress } from './progress-bar.ts';
+import { CommandFailed, runCli, UsageError } from './run-cli.ts';
 
 const USAGE = {
   synopsis: 'stats-materialize --from YYYY-MM-DD --to YYYY-MM-DD [--batch-days N] | --missing',
   options: { from: { type: 'string' }, to: { type: 'string' }, 'batch-days': { type: 'string' }, missing: { type: 'boolean' } },
+  details: '  only settled days: --to before today (UTC), --from on or after the day of the first event\n  --missing  every such day without a row yet',
 } as const;
 
 type Plan = { kind: 'range'; from: string; to: string; batchDays?: number } | { kind: 'missing' };
 
-/** The flags as a plan; throws UsageError. */
-function planOf(values: { from?: string; to?: string; 'batch-days'?: string; missing?: boolean }): Plan {
+/**
+ * The flags as a plan; throws UsageError. Only settled days: a day's row is served as that day's
+ * final numbers, so today (UTC) and later, whose events are still arriving, would be served as
+ * zeros or part-days. The nightly job and `--missing` stop at yesterday for the same reason.
+ */
+function planOf(values: { from?: string; to?: string; 'batch-days'?: string; missing?: boolean }, nowMs: number): Plan {
   if (values.missing) {
     if (values.from || values.to) throw new UsageError('--missing takes no --from/--to');
     return { kind: 'missing' };
@@ -35,25 +42,29 @@ function planOf(values: { from?: string; to?: string; 'batch-days'?: string; mis
   if (!checkDay(from).ok) throw new UsageError(`--from ${JSON.stringify(from)} is not a YYYY-MM-DD calendar date`);
   if (!checkDay(to).ok) throw new UsageError(`--to ${JSON.stringify(to)} is not a YYYY-MM-DD calendar date`);
   if (to < from) throw new UsageError(`--to ${to} is before --from ${from}`);
+  const today = formatDay(dayOfInstant(nowMs));
+  if (to >= today) throw new UsageError(`--to ${to} is not a complete day: only days before today (${today}, UTC) can be materialised, since their events may still arrive`);
   const batch = values['batch-days'];
   if (batch !== undefined && !/^[1-9]\d{0,3}$/.test(batch)) throw new UsageError('--batch-days must be a whole number from 1 to 9999');
   return { kind: 'range', from, to, ...(batch === undefined ? {} : { batchDays: Number(batch) }) };
 }
 
+/** Days before the first event would be written as zeros the data API serves as real: refuse them. */
+async function refuseBeforeFirstEvent(handle: DbHandle, from: string): Promise<void> {
+  const earliest = await earliestEventAt(handle.db);
+  if (earliest === undefined) throw new UsageError(`${handle.target} holds no events yet: import some first (npm run events:import -- FILE)`);
+  const first = formatDay(dayOfInstant(earliest));
+  if (from < first) throw new UsageError(`--from ${from} is before the first event, on ${first}: start at ${first} or later`);
+}
+
 if (import.meta.main) {
   process.exitCode = await runCli('stats-materialize', USAGE, async ({ values, db, stdout, stderr }) => {
-    const plan = planOf(values);
+    const plan = planOf(values, Date.now());
     const handle = await db({ statementTimeoutMs: 60_000 });
-    const bar = progressBar('materialising [{bar}] {percentage}% | {value}/{total} days | eta {eta_formatted}', stderr);
+    if (plan.kind === 'range') await refuseBeforeFirstEvent(handle, plan.from);
+    const bar = progress(0, 'materialising', { unit: 'days', stream: stderr });
     const started = performance.now();
-    let barStarted = false;
-    const onProgress = (done: number, total: number) => {
-      if (!barStarted) {
-        bar.start(total, 0);
-        barStarted = true;
-      }
-      bar.update(done);
-    };
+    const onProgress = (done: number, total: number) => bar.update(done, { total });
     // Wait for a scheduled run holding the lock (PostgreSQL) rather than skipping: the operator asked for this.
     let outcome: LockedRun<MaterializeResult>;
     for (;;) {
@@ -69,10 +80,7 @@ if (import.meta.main) {
     bar.stop();
     const { days, error } = outcome.value;
     const seconds = ((performance.now() - started) / 1000).toFixed(2);
-    if (error) {
-      stderr.write(`stats-materialize: failed after ${days} days (${seconds} s): ${error.message}\n`);
-      return 1;
-    }
+    if (error) throw new CommandFailed(`failed after ${days} days (${seconds} s)`, { cause: error });
     stdout.write(`stats-materialize: ${days} days materialised in ${seconds} s${plan.kind === 'range' ? ` (${plan.from} to ${plan.to})` : ' (missing days)'} into ${handle.target}.\n`);
     return 0;
   });

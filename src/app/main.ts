@@ -17,14 +17,8 @@ import { ConfigError, loadConfig, type Config } from './config.ts';
 import { prepareDatabaseLocation } from './database-location.ts';
 import type { AppHandle } from './app.ts';
 import { createLogger, flushLogger } from '../server/log.ts';
-import { redactUrl, redactUrlsIn } from '../lib/redact-url.ts';
-import { DatabaseOpenError } from '../db/open-migrated-db.ts';
-
-const EX_NOINPUT = 66;
-const EX_UNAVAILABLE = 69;
-const EX_SOFTWARE = 70;
-const EX_NOPERM = 77;
-const EX_CONFIG = 78;
+import { redactUrlsIn } from '../lib/redact-url.ts';
+import { chainOf, databaseFailure, EX_CONFIG, EX_NOINPUT, EX_NOPERM, EX_SOFTWARE, EX_UNAVAILABLE, firstLine, type Failure } from './exit-codes.ts';
 
 let config: Config;
 try {
@@ -88,14 +82,6 @@ const stop = (signal: string) => {
 process.on('SIGTERM', () => stop('SIGTERM'));
 process.on('SIGINT', () => stop('SIGINT'));
 
-interface Failure {
-  exitCode: number;
-  /** The one line for stderr. */
-  line: string;
-  /** An unexpected failure: log the stack too. */
-  unexpected?: boolean;
-}
-
 /**
  * Report and exit. Anything a half-started app holds (database handles, a Redis connection)
  * could keep the process alive listening on nothing, so this always ends in process.exit, after
@@ -112,50 +98,14 @@ async function failStart(failure: Failure, error: unknown): Promise<never> {
   process.exit(failure.exitCode);
 }
 
-/** The error and its causes (AggregateError members included), nearest first, bounded. */
-function chainOf(error: unknown): Array<Error & { code?: unknown; syscall?: unknown }> {
-  const chain: Array<Error & { code?: unknown }> = [];
-  const queue: unknown[] = [error];
-  while (queue.length > 0 && chain.length < 16) {
-    const next = queue.shift();
-    if (!(next instanceof Error)) continue;
-    chain.push(next);
-    if (next instanceof AggregateError) queue.push(...next.errors);
-    if (next.cause !== undefined) queue.push(next.cause);
-  }
-  return chain;
-}
-
-function firstLine(text: string): string {
-  return text.split('\n')[0]!.trim(); // split always yields one item
-}
-
-/** Failures of createApp: the database (open, connect, migrate) and the Astro build. */
+/** Failures of createApp: the Astro build, and the database (open, connect, migrate: exit-codes.ts). */
 function buildFailure(error: unknown, cfg: Config): Failure {
-  const chain = chainOf(error);
-  const codes = chain.map((e) => (typeof e.code === 'string' ? e.code : '')).filter(Boolean);
-  const has = (...wanted: string[]) => codes.find((c) => wanted.includes(c));
-  const top = chain[0]?.message ? firstLine(chain[0].message) : String(error);
-  const detail = codes[0] === undefined ? '' : ` (${codes[0]})`;
-  const where = `DATABASE_URL (${redactUrl(cfg.DATABASE_URL)})`;
-
-  if (has('ERR_MODULE_NOT_FOUND') && /Astro build/.test(top)) {
+  const top = chainOf(error)[0]?.message ?? '';
+  if (chainOf(error).some((e) => e.code === 'ERR_MODULE_NOT_FOUND') && /Astro build/.test(top)) {
     return { exitCode: EX_NOINPUT, line: `start-up failed: no Astro build in DIST_DIR (${cfg.DIST_DIR}): run \`npm run build\` first` };
   }
-  // SQLite: the file cannot be opened or is not a database (better-sqlite3's SqliteError codes).
-  const sqlite = has('SQLITE_CANTOPEN', 'SQLITE_NOTADB', 'SQLITE_READONLY', 'SQLITE_PERM', 'SQLITE_IOERR');
-  if (sqlite) return { exitCode: EX_CONFIG, line: `start-up failed: ${where} cannot be used as a SQLite database: ${lastMessage(chain)} (${sqlite})` };
-  // PostgreSQL classes 28 (invalid authorization) and 3D000 (no such database): fix the URL.
-  const refused = codes.find((c) => /^28/.test(c) || c === '3D000');
-  if (refused) return { exitCode: EX_CONFIG, line: `start-up failed: ${where} refused: ${lastMessage(chain)} (${refused})` };
-  const network = has('ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'ECONNRESET', '57P03');
-  const timedOut = chain.some((e) => /timeout exceeded when trying to connect|connection timeout/i.test(e.message));
-  if (network || timedOut) {
-    return { exitCode: EX_UNAVAILABLE, line: `start-up failed: the database at ${where} cannot be reached: ${lastMessage(chain) || 'no answer'}${network ? ` (${network})` : ''}` };
-  }
-  // Opened but not migrated (a migration's SQL failed): expected enough to need no stack.
-  if (error instanceof DatabaseOpenError) return { exitCode: EX_SOFTWARE, line: `start-up failed: ${top}${detail}` };
-  return { exitCode: EX_SOFTWARE, line: `start-up failed: ${top}${detail}`, unexpected: true };
+  const failure = databaseFailure(error, cfg.DATABASE_URL);
+  return { ...failure, line: `start-up failed: ${failure.line}` };
 }
 
 /** Failures of the listening socket. */
@@ -174,13 +124,4 @@ function listenFailure(error: unknown, cfg: Config): Failure {
     default:
       return { exitCode: EX_SOFTWARE, line: `start-up failed: cannot listen on ${at}: ${error instanceof Error ? firstLine(error.message) : String(error)}`, unexpected: true };
   }
-}
-
-/** The innermost non-empty message: the driver's own words, without our wrapping. */
-function lastMessage(chain: Error[]): string {
-  for (let i = chain.length - 1; i >= 0; i--) {
-    const message = firstLine(chain[i]!.message); // i within bounds
-    if (message !== '') return message;
-  }
-  return '';
 }

@@ -111,6 +111,12 @@ export function planRequest(options: GetDailyStatsOptions): Plan {
   if (endpoint.protocol !== 'http:' && endpoint.protocol !== 'https:') {
     throw new InvalidArgumentError('baseUrl', `must be an http(s) URL, got ${JSON.stringify(endpoint.protocol)}`);
   }
+  // fetch refuses a URL with credentials (Fetch Standard, "Request" constructor) with a TypeError
+  // that would otherwise look like an outage; the data API is public and takes none. The message
+  // names where, never the password.
+  if (endpoint.username !== '' || endpoint.password !== '') {
+    throw new InvalidArgumentError('baseUrl', `must not carry credentials (user:password@ in ${endpoint.protocol}//***@${endpoint.host}): the data API needs none, and fetch refuses such URLs`);
+  }
   // `new URL('api/...', base)` resolves against the base's directory: end the path with a slash
   // so a prefix (`https://x.example/stats`) is kept rather than replaced.
   endpoint.search = '';

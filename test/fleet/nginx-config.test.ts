@@ -5,6 +5,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { renderNginx } from '../../deploy/render-nginx.ts';
 
+/** `npm run -s fleet:nginx -- ARGS` as a shell runs it, in this checkout. */
+function fleetNginx(args: string): { status: number | null; stdout: string; stderr: string } {
+  return spawnSync('sh', ['-c', `npm run -s fleet:nginx -- ${args}`], { encoding: 'utf8', env: { ...process.env, npm_config_loglevel: 'error' } });
+}
+
 describe('the nginx configuration', () => {
   it('that compose ships is exactly the tested template, rendered for the compose services', () => {
     const rendered = renderNginx({ listen: '8080', distClient: '/srv/site', upstreams: ['app1:4321', 'app2:4321'], prefix: '/tmp/nginx' });
@@ -18,5 +23,32 @@ describe('the nginx configuration', () => {
     const result = spawnSync('nginx', ['-t', '-p', `${prefix}/`, '-c', conf], { encoding: 'utf8' });
     expect(result.stderr).toContain('syntax is ok');
     expect(result.status).toBe(0);
+  });
+
+  it("passes `nginx -t -c FILE` as the README's example renders it, without --prefix (nginx's own pid and temp paths)", () => {
+    const run = fleetNginx('--listen 0.0.0.0:80 --upstream 10.0.0.11:4321 --upstream 10.0.0.12:4321 --dist /srv/site/dist/client');
+    expect(run).toMatchObject({ status: 0, stderr: '' });
+    expect(run.stdout).not.toMatch(/\bpid\b|_temp_path|error_log/);
+    expect(run.stdout).toContain('    server 10.0.0.12:4321 max_fails=1 fail_timeout=2s;');
+    const conf = join(mkdtempSync(join(tmpdir(), 'nginx-readme-')), 'nginx.conf');
+    writeFileSync(conf, run.stdout);
+    const result = spawnSync('nginx', ['-t', '-c', conf], { encoding: 'utf8' });
+    expect(result.stderr).toContain('test is successful');
+    expect(result.status).toBe(0);
+  });
+
+  it.each([
+    ['--listen 0.0.0.0:99999 --upstream 10.0.0.11:4321', '--listen must be HOST:PORT or PORT with a port from 1 to 65535, got "0.0.0.0:99999"'],
+    ['--listen "80; include /etc/passwd" --upstream 10.0.0.11:4321', '--listen must be HOST:PORT or PORT (e.g. 10.0.0.11:4321), got "80; include /etc/passwd"'],
+    ['--upstream "a;b:80"', '--upstream must be HOST:PORT with a host name, an IPv4 address or an [IPv6] address, got "a;b:80"'],
+    ['--upstream 10.0.0.11', '--upstream must be HOST:PORT (e.g. 10.0.0.11:4321), got "10.0.0.11"'],
+    ['--listen 8080', 'give at least one --upstream HOST:PORT'],
+    ['--upstream 10.0.0.11:4321 --dist dist/client', '--dist must be an absolute path (e.g. /srv/site/dist/client), got "dist/client"'],
+    ['--upstream 10.0.0.11:4321 --prefix "/tmp/a b"', '--prefix must not contain spaces, quotes, \';\', braces, \'$\' or \'\\\', got "/tmp/a b"'],
+  ])('refuses %s with 64 and a message naming the flag', (args, message) => {
+    const run = fleetNginx(args);
+    expect(run.status).toBe(64);
+    expect(run.stdout).toBe('');
+    expect(run.stderr.split('\n')[0]).toBe(`render-nginx: ${message}`);
   });
 });

@@ -1,12 +1,13 @@
 /**
- * Every command in jobs/cli and deploy/render-nginx.ts run as its npm script runs it: one frame
- * (runCli) for help, flags and exit codes, and help that never acts.
+ * Every command in jobs/cli, deploy/render-nginx.ts and the Lighthouse gate run as its npm
+ * script runs it: one frame (runCli) for help, flags and exit codes, and help that never acts.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { tempSqliteUrl } from '../helpers/server.ts';
 
@@ -37,6 +38,7 @@ const COMMANDS = [
   'jobs/cli/seed.ts',
   'jobs/cli/stats-materialize.ts',
   'deploy/render-nginx.ts',
+  'test/e2e/browser/lighthouse-run.ts',
 ];
 
 const NEWS_DIR = join(import.meta.dirname, '..', '..', 'content', 'news');
@@ -94,10 +96,41 @@ describe('exit codes of the database commands', () => {
     }
   });
 
-  it('exits 1 with one line when the database cannot be reached', async () => {
-    const run = await command('jobs/cli/stats-materialize.ts', ['--missing'], { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nothing' });
-    expect(run.code).toBe(1);
-    expect(run.stderr).toBe('stats-materialize: opening and migrating postgres://127.0.0.1:1/nothing failed: connect ECONNREFUSED 127.0.0.1:1\n');
+  it('exits 69 (EX_UNAVAILABLE) with one line when the database cannot be reached: refused or unknown host', async () => {
+    const refused = await command('jobs/cli/stats-materialize.ts', ['--missing'], { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nothing' });
+    expect(refused.code).toBe(69);
+    expect(refused.stderr).toBe('stats-materialize: the database at DATABASE_URL (postgres://***@127.0.0.1:1/nothing) cannot be reached: connect ECONNREFUSED 127.0.0.1:1 (ECONNREFUSED)\n');
+    const unknown = await command('jobs/cli/migrate.ts', [], { DATABASE_URL: 'postgres://postgres@no-such-host.invalid:5432/site' });
+    expect(unknown.code).toBe(69);
+    expect(unknown.stderr).toMatch(/^migrate: the database at DATABASE_URL \(postgres:\/\/\*\*\*@no-such-host\.invalid:5432\/site\) cannot be reached: .+ \((ENOTFOUND|EAI_AGAIN)\)\n$/);
+  });
+
+  it('runs with a bad server-only variable (PORT=abc): a command validates only what it reads', async () => {
+    const run = await command('jobs/cli/migrate.ts', [], { DATABASE_URL: tempSqliteUrl(), PORT: 'abc', TRUST_PROXY: 'true' });
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+  });
+
+  it('exits 70 (EX_SOFTWARE) with one line, no stack, when a migration fails', async () => {
+    const file = tempSqliteUrl();
+    const db = new Database(file);
+    db.exec('create table event (unrelated text)'); // the first migration creates it, with another shape
+    db.close();
+    const run = await command('jobs/cli/migrate.ts', [], { DATABASE_URL: file });
+    expect(run.code).toBe(70);
+    expect(run.stderr).toMatch(/^migrate: opening and migrating sqlite:.+ failed: .*already exists[^\n]*\n$/);
+  });
+
+  it('exits 75 (EX_TEMPFAIL) when the SQLite file stays locked past the lock budget', async () => {
+    const file = tempSqliteUrl();
+    const holder = new Database(file);
+    holder.exec('BEGIN EXCLUSIVE');
+    try {
+      const run = await command('jobs/cli/migrate.ts', [], { DATABASE_URL: file });
+      expect(run.code).toBe(75);
+      expect(run.stderr).toMatch(/^migrate: DATABASE_URL \(.+\) stayed locked by another connection; try again later: .+ \(SQLITE_BUSY\w*\)\n$/);
+    } finally {
+      holder.close();
+    }
   });
 
   it('exits 65 from events:import when some records were refused, after storing the valid ones', async () => {
@@ -127,5 +160,48 @@ describe('exit codes of the database commands', () => {
     expect(first).toEqual({ code: 0, stdout: `applied: 0001-initial\napplied: 0002-health-probe\nsqlite:${database} is up to date (2 applied now)\n`, stderr: '' });
     const again = await command('jobs/cli/migrate.ts', [], { DATABASE_URL: database });
     expect(again.stdout).toBe(`sqlite:${database} is up to date (0 applied now)\n`);
+  });
+});
+
+describe('stats:materialize', () => {
+  it('materialises only settled days: refuses --to today or later and --from before the first event, with 64 and nothing written', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'stats-materialize-'));
+    const file = join(dir, 'events.ndjson');
+    writeFileSync(file, JSON.stringify({ id: 'e1', occurred_at: '2025-03-01T10:00:00Z', kind: 'impression' }));
+    const env = { DATABASE_URL: join(dir, 'site.db') };
+    expect(await command('jobs/cli/events-import.ts', [file], env)).toMatchObject({ code: 0 });
+    const today = new Date().toISOString().slice(0, 10);
+
+    for (const to of [today, '2099-01-01']) {
+      const run = await command('jobs/cli/stats-materialize.ts', ['--from', '2025-03-01', '--to', to], env);
+      expect(run.code, to).toBe(64);
+      expect(run.stderr.split('\n')[0]).toBe(`stats-materialize: --to ${to} is not a complete day: only days before today (${today}, UTC) can be materialised, since their events may still arrive`);
+    }
+    const early = await command('jobs/cli/stats-materialize.ts', ['--from', '1970-01-01', '--to', '2025-03-02'], env);
+    expect(early.code).toBe(64);
+    expect(early.stderr.split('\n')[0]).toBe('stats-materialize: --from 1970-01-01 is before the first event, on 2025-03-01: start at 2025-03-01 or later');
+    const db = new Database(env.DATABASE_URL, { readonly: true });
+    try {
+      expect(db.prepare('select count(*) as n from daily_stat').get()).toEqual({ n: 0 });
+    } finally {
+      db.close();
+    }
+
+    expect(await command('jobs/cli/stats-materialize.ts', ['--from', '2025-03-01', '--to', '2025-03-02'], env)).toMatchObject({ code: 0 });
+  });
+
+  it('reports progress where no terminal is attached: a line per interval with done/total and the rate, and the final figures', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'stats-progress-'));
+    const file = join(dir, 'events.ndjson');
+    writeFileSync(file, JSON.stringify({ id: 'e1', occurred_at: '2025-01-01T10:00:00Z', kind: 'impression' }));
+    const env = { DATABASE_URL: join(dir, 'site.db'), PROGRESS_INTERVAL_MS: '1' };
+    expect(await command('jobs/cli/events-import.ts', [file], env)).toMatchObject({ code: 0 });
+    const run = await command('jobs/cli/stats-materialize.ts', ['--from', '2025-01-01', '--to', '2025-03-31', '--batch-days', '1'], env);
+    expect(run.code).toBe(0);
+    const lines = run.stderr.trimEnd().split('\n');
+    expect(lines.length).toBeGreaterThan(5);
+    for (const line of lines) expect(line).toMatch(/^materialising: \d+\/90 days \(\d+%\), \d+ days\/s, \d+\.\d s$/);
+    expect(lines.at(-1)).toMatch(/^materialising: 90\/90 days \(100%\), /);
+    expect(run.stderr).not.toContain('\u001b'); // no terminal control sequences (a bar) in a log
   });
 });

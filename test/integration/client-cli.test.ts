@@ -87,6 +87,18 @@ describe('data:fetch', () => {
     expect(reversed.stdout).toBe('');
   });
 
+  it('exits 64 at once, naming the problem but never the password, for a --base-url with user:password@', async () => {
+    const started = performance.now();
+    const run = await dataFetch(['--from', RANGE.from, '--to', RANGE.from, '--base-url', 'http://user:hunter2@127.0.0.1:9/']);
+    expect(run.code).toBe(64);
+    expect(run.stderr.split('\n')[0]).toBe(
+      'data-fetch: --base-url must not carry credentials (user:password@ in http://***@127.0.0.1:9): the data API needs none, and fetch refuses such URLs',
+    );
+    expect(run.stderr).not.toContain('hunter2');
+    expect(run.stdout).toBe('');
+    expect(performance.now() - started).toBeLessThan(5_000); // no retries
+  });
+
   it('exits 69 when the server cannot be reached', async () => {
     const run = await dataFetch(['--from', RANGE.from, '--to', RANGE.from, '--base-url', await deadUrl()]);
     expect(run.code).toBe(69);

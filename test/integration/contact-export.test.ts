@@ -83,7 +83,7 @@ describe('contact export command line', () => {
     expect(failure).toMatchObject({ code: 64, stdout: '' });
     expect((failure as { stderr: string }).stderr).toMatchInlineSnapshot(`
       "contact-export: --since must be a calendar day written YYYY-MM-DD, e.g. 2025-01-31 (got "2025-02-30")
-      usage: npm run contact:export -- [--since YYYY-MM-DD] [--bom] > contacts.csv
+      usage: npm run -s contact:export -- [--since YYYY-MM-DD] [--bom] > contacts.csv
       "
     `);
   });

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, UsageError, type Cli, type CliIo } from '../../jobs/cli/run-cli.ts';
+import { CommandFailed, runCli, UsageError, type Cli, type CliIo } from '../../jobs/cli/run-cli.ts';
 import type { DbHandle } from '../../src/db/create-db.ts';
 import { DatabaseOpenError, openMigratedDb } from '../../src/db/open-migrated-db.ts';
 import { createTempDatabase, type TempDatabase } from '../helpers/postgres.ts';
@@ -88,13 +88,37 @@ describe('runCli', () => {
   });
 
   it('exits 78 with one line naming the variable, and no stack, on a configuration error', async () => {
-    const result = await run([], async ({ config }) => (config(), 0), { SQLITE_SYNCHRONOUS: 'OFF', PORT: 'eighty' });
+    const result = await run([], async ({ config }) => (config(), 0), { SQLITE_SYNCHRONOUS: 'OFF' });
     expect(result.code).toBe(78);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatchInlineSnapshot(`
-      "demo: invalid configuration: PORT: must be a port number (got "eighty"); SQLITE_SYNCHRONOUS: Invalid option: expected one of "NORMAL"|"FULL" (got "OFF") (see README.md, "Configuration")
+      "demo: invalid configuration: SQLITE_SYNCHRONOUS: Invalid option: expected one of "NORMAL"|"FULL" (got "OFF") (see README.md, "Configuration")
       "
     `);
+  });
+
+  it('reads only the variables a command needs: a bad server-only variable such as PORT=abc does not stop it', async () => {
+    const env = { DATABASE_URL: ':memory:', PORT: 'abc', TRUST_PROXY: 'true', STATS_CRON: 'never' };
+    const result = await run([], async ({ config, db }) => (await db(), config().DATABASE_URL === ':memory:' ? 0 : 1), env);
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+  });
+
+  it('exits with the status the cause of a CommandFailed deserves, on one line naming what stopped', async () => {
+    const busy = Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
+    const locked = await run([], async () => {
+      throw new CommandFailed('failed after 3 days', { cause: busy });
+    });
+    expect(locked).toMatchObject({ code: 75, stderr: 'demo: failed after 3 days: DATABASE_URL (:memory:) stayed locked by another connection; try again later: database is locked (SQLITE_BUSY)\n' });
+    const pgLock = Object.assign(new Error('canceling statement due to lock timeout'), { code: '55P03' });
+    expect((await run([], async () => Promise.reject(new CommandFailed('stopped early', { cause: pgLock })))).code).toBe(75);
+    const gone = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    expect((await run([], async () => Promise.reject(new CommandFailed('stopped early', { cause: gone })))).code).toBe(69);
+    // node-postgres's own connect timeout is a plain Error without a code.
+    const silent = new Error('timeout exceeded when trying to connect');
+    expect((await run([], async () => Promise.reject(new CommandFailed('stopped early', { cause: silent })))).code).toBe(69);
+    const bug = new RangeError('no such day');
+    const other = await run([], async () => Promise.reject(new CommandFailed('stopped early', { cause: bug })));
+    expect(other).toMatchObject({ code: 70, stderr: 'demo: stopped early: no such day\n' });
   });
 
   it('exits 70 with the stack on an unexpected error', async () => {
@@ -124,10 +148,10 @@ describe('runCli', () => {
     await expect(handle!.db.selectFrom('daily_stat').selectAll().execute()).rejects.toThrow(/destroyed/);
   });
 
-  it('exits 1 with one line naming the database when it cannot be opened', async () => {
-    const result = await run([], async ({ db }) => ((await db()), 0), { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nothing' });
-    expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^demo: opening and migrating postgres:\/\/127\.0\.0\.1:1\/nothing failed: connect ECONNREFUSED 127\.0\.0\.1:1\n$/);
+  it('exits 69 (EX_UNAVAILABLE), as the server does, with one line naming the database when it cannot be reached', async () => {
+    const result = await run([], async ({ db }) => ((await db()), 0), { DATABASE_URL: 'postgres://postgres:secret@127.0.0.1:1/nothing' });
+    expect(result.code).toBe(69);
+    expect(result.stderr).toBe('demo: the database at DATABASE_URL (postgres://postgres:***@127.0.0.1:1/nothing) cannot be reached: connect ECONNREFUSED 127.0.0.1:1 (ECONNREFUSED)\n');
   });
 });
 

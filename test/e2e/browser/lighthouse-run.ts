@@ -25,11 +25,11 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import * as chromeLauncher from 'chrome-launcher';
 import lighthouse, { desktopConfig, type Flags, type Result, type RunnerResult } from 'lighthouse';
 import { CHROMIUM_FLAGS, CHROMIUM_PATH, startSite } from '../../helpers/browser.ts';
 import { publishedArticles } from './news-content.ts';
+import { runCli, UsageError, type Cli } from '../../../jobs/cli/run-cli.ts';
 
 export const CATEGORIES = ['performance', 'accessibility', 'best-practices', 'seo'] as const;
 export type Category = (typeof CATEGORIES)[number];
@@ -205,18 +205,24 @@ export function formatTable(results: readonly ScoredPage[], preset: Preset = DEF
   return [`Lighthouse (${preset}, simulated throttling), threshold ${THRESHOLD}; several runs: median per category`, line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }
 
-async function main(): Promise<number> {
-  const { values } = parseArgs({
-    options: {
-      url: { type: 'string' },
-      preset: { type: 'string', default: DEFAULT_PRESET },
-      reports: { type: 'string', default: 'test-results/lighthouse' },
-    },
-  });
-  if (values.preset !== 'mobile' && values.preset !== 'desktop') {
-    process.stderr.write(`--preset must be mobile or desktop, not ${values.preset}\n`);
-    return 2;
-  }
+const USAGE = {
+  synopsis: 'npm run lighthouse -- [--url URL] [--preset desktop|mobile] [--reports DIR]',
+  options: {
+    url: { type: 'string' },
+    preset: { type: 'string', default: DEFAULT_PRESET },
+    reports: { type: 'string', default: 'test-results/lighthouse' },
+  },
+  details: [
+    '  --url      score a running server (default: start a seeded one)',
+    `  --preset   desktop (the gate, default) or mobile (the PageSpeed Insights view)`,
+    '  --reports  folder for one HTML report per page (default test-results/lighthouse)',
+    `  exits 0 when every score is at least ${THRESHOLD}, 1 below it`,
+  ].join('\n'),
+} as const;
+
+/** Through runCli: `--help` prints the usage and starts nothing; a bad flag is 64. */
+async function main({ values }: Cli<typeof USAGE.options>): Promise<number> {
+  if (values.preset !== 'mobile' && values.preset !== 'desktop') throw new UsageError(`--preset must be mobile or desktop, not ${values.preset}`);
   const preset: Preset = values.preset;
   const site = values.url ? undefined : await startSite();
   try {
@@ -235,4 +241,4 @@ async function main(): Promise<number> {
   }
 }
 
-if (import.meta.main) process.exitCode = await main();
+if (import.meta.main) process.exitCode = await runCli('lighthouse', USAGE, main);
