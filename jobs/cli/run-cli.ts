@@ -15,10 +15,21 @@ import { ConfigError, loadConfig, type Config } from '../../src/app/config.ts';
 import { prepareDatabaseLocation } from '../../src/app/database-location.ts';
 import type { DbHandle } from '../../src/db/create-db.ts';
 import { DatabaseOpenError, openMigratedDb, type OpenOptions } from '../../src/db/open-migrated-db.ts';
+import { unsupportedNodeLine } from '../../src/lib/node-version.ts';
 
 export const EXIT_USAGE = 64;
 export const EXIT_SOFTWARE = 70;
 export const EXIT_CONFIG = 78;
+
+// The one check done on import, and only on an unsupported Node.js: a command runs under
+// `if (import.meta.main)`, which Node.js 23.6–24.1 load as undefined, so `runCli` would never be
+// called there and the command would end silently with 0. Every command imports this module.
+// (Older versions cannot load .ts at all: the npm scripts' bin/require-node.mjs reports those.)
+const nodeProblem = unsupportedNodeLine(process.versions.node);
+if (nodeProblem !== undefined) {
+  process.stderr.write(`${nodeProblem}\n`);
+  process.exit(EXIT_CONFIG);
+}
 
 export interface Usage<O extends ParseArgsOptionsConfig> {
   /** One line after `usage: `, e.g. `events-import FILE [--format ndjson|csv]`. */
