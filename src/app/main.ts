@@ -13,18 +13,29 @@
  *   70 EX_SOFTWARE     anything else: a failed migration, an unexpected error (stack logged),
  *                      an uncaught exception while serving
  */
-import { ConfigError, loadConfig, type Config } from './config.ts';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ConfigError, defaultOrigins, loadConfig, type Config } from './config.ts';
 import { prepareDatabaseLocation } from './database-location.ts';
 import type { AppHandle } from './app.ts';
 import { createLogger, flushLogger } from '../server/log.ts';
 import { redactUrl, redactUrlsIn } from '../lib/redact-url.ts';
 import { DatabaseOpenError } from '../db/open-migrated-db.ts';
+import { unsupportedNodeLine } from '../lib/node-version.ts';
 
 const EX_NOINPUT = 66;
 const EX_UNAVAILABLE = 69;
 const EX_SOFTWARE = 70;
 const EX_NOPERM = 77;
 const EX_CONFIG = 78;
+
+// npm start refuses an old Node.js before loading any .ts (bin/require-node.mjs); this covers
+// `node src/app/main.ts` run directly on a Node.js that loads .ts but is outside "engines".
+const nodeProblem = unsupportedNodeLine(process.versions.node);
+if (nodeProblem !== undefined) {
+  process.stderr.write(`${nodeProblem}\n`);
+  process.exit(EX_CONFIG);
+}
 
 let config: Config;
 try {
@@ -62,6 +73,7 @@ try {
 try {
   const { origin, services } = await app!.listen(); // createApp succeeded, or failStart exited
   log.info({ url: origin, database: services.db.target }, 'listening');
+  warnIfBuiltForAnotherOrigin(services.config);
   flushLogger(log);
 } catch (error) {
   await failStart(listenFailure(error, config), error);
@@ -87,6 +99,23 @@ const stop = (signal: string) => {
 };
 process.on('SIGTERM', () => stop('SIGTERM'));
 process.on('SIGINT', () => stop('SIGINT'));
+
+/**
+ * Absolute URLs in the prebuilt pages (/api/news, the feed, the sitemap, OpenAPI servers) carry
+ * the origin of the build (astro.config.mjs), so a build for :4321 served on :4538 links to
+ * :4321. The sitemap index, which @astrojs/sitemap writes from that origin, tells which it was.
+ */
+function warnIfBuiltForAnotherOrigin(cfg: Config): void {
+  let loc: string | undefined;
+  try {
+    loc = /<loc>([^<]+)<\/loc>/.exec(readFileSync(join(cfg.DIST_DIR, 'client', 'sitemap-index.xml'), 'utf8'))?.[1];
+  } catch {
+    return; // no sitemap in this build: nothing to compare
+  }
+  const built = URL.parse(loc ?? '')?.origin;
+  if (built === undefined || defaultOrigins(cfg.SITE_URL).includes(built)) return;
+  log.warn({ builtFor: built, servedAs: cfg.SITE_URL }, `the build in ${cfg.DIST_DIR} was made for ${built} but the site is served as ${cfg.SITE_URL}: its absolute links (feed, sitemap, /api/news) point to ${built}; rebuild with the same SITE_URL (or HOST and PORT) as the server: SITE_URL=${cfg.SITE_URL} npm run build`);
+}
 
 interface Failure {
   exitCode: number;
