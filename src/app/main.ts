@@ -72,8 +72,9 @@ try {
 }
 try {
   const { origin, services } = await app!.listen(); // createApp succeeded, or failStart exited
-  log.info({ url: origin, database: services.db.target }, 'listening');
+  // Before the 'listening' line, which callers take as the cue to use (or signal) the server.
   warnIfBuiltForAnotherOrigin(services.config);
+  log.info({ url: origin, database: services.db.target }, 'listening');
   flushLogger(log);
 } catch (error) {
   await failStart(listenFailure(error, config), error);
