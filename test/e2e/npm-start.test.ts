@@ -4,6 +4,7 @@
  * passing it on: node went on serving, orphaned. The scripts `exec` node, so the signal reaches
  * the server, which stops gracefully, and npm exits with its status.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -12,12 +13,7 @@ import { testEnv } from '../helpers/server.ts';
 
 /** Whether a process with this id still exists (signal 0 only checks). */
 function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
+  return spawnSync('kill', ['-0', String(pid)]).status === 0;
 }
 
 async function stopByNpmPid(script: string[], env: Record<string, string>, startMs: number): Promise<void> {
