@@ -18,6 +18,7 @@ import { prepareDatabaseLocation } from '../../src/app/database-location.ts';
 import { databaseFailure, EX_CONFIG, EX_SOFTWARE, EX_USAGE } from '../../src/app/exit-codes.ts';
 import type { DbHandle } from '../../src/db/create-db.ts';
 import { openMigratedDb, type OpenOptions } from '../../src/db/open-migrated-db.ts';
+import { unsupportedNodeLine } from '../../src/lib/node-version.ts';
 
 export const EXIT_USAGE = EX_USAGE;
 export const EXIT_SOFTWARE = EX_SOFTWARE;
@@ -31,6 +32,16 @@ export type CommandConfig = Pick<Config, (typeof COMMAND_VARIABLES)[number]>;
 function loadCommandConfig(env: Record<string, string | undefined>): CommandConfig {
   const { DATABASE_URL, SQLITE_SYNCHRONOUS } = loadConfig(Object.fromEntries(COMMAND_VARIABLES.map((name) => [name, env[name]])));
   return { DATABASE_URL, SQLITE_SYNCHRONOUS };
+}
+
+// The one check done on import, and only on an unsupported Node.js: a command runs under
+// `if (import.meta.main)`, which Node.js 23.6–24.1 load as undefined, so `runCli` would never be
+// called there and the command would end silently with 0. Every command imports this module.
+// (Older versions cannot load .ts at all: the npm scripts' bin/require-node.mjs reports those.)
+const nodeProblem = unsupportedNodeLine(process.versions.node);
+if (nodeProblem !== undefined) {
+  process.stderr.write(`${nodeProblem}\n`);
+  process.exit(EXIT_CONFIG);
 }
 
 export interface Usage<O extends ParseArgsOptionsConfig> {

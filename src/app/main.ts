@@ -13,12 +13,23 @@
  *   70 EX_SOFTWARE     anything else: a failed migration, an unexpected error (stack logged),
  *                      an uncaught exception while serving
  */
-import { ConfigError, loadConfig, type Config } from './config.ts';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ConfigError, defaultOrigins, loadConfig, type Config } from './config.ts';
 import { prepareDatabaseLocation } from './database-location.ts';
 import type { AppHandle } from './app.ts';
 import { createLogger, flushLogger } from '../server/log.ts';
 import { redactUrlsIn } from '../lib/redact-url.ts';
+import { unsupportedNodeLine } from '../lib/node-version.ts';
 import { chainOf, databaseFailure, EX_CONFIG, EX_NOINPUT, EX_NOPERM, EX_SOFTWARE, EX_UNAVAILABLE, firstLine, type Failure } from './exit-codes.ts';
+
+// npm start refuses an old Node.js before loading any .ts (bin/require-node.mjs); this covers
+// `node src/app/main.ts` run directly on a Node.js that loads .ts but is outside "engines".
+const nodeProblem = unsupportedNodeLine(process.versions.node);
+if (nodeProblem !== undefined) {
+  process.stderr.write(`${nodeProblem}\n`);
+  process.exit(EX_CONFIG);
+}
 
 let config: Config;
 try {
@@ -53,14 +64,7 @@ try {
 } catch (error) {
   await failStart(buildFailure(error, config), error);
 }
-try {
-  const { origin, services } = await app!.listen(); // createApp succeeded, or failStart exited
-  log.info({ url: origin, database: services.db.target }, 'listening');
-  flushLogger(log);
-} catch (error) {
-  await failStart(listenFailure(error, config), error);
-}
-
+// Registered before listening: a supervisor may signal as soon as it sees the 'listening' line.
 let stopping = false;
 const stop = (signal: string) => {
   if (stopping) return;
@@ -81,6 +85,32 @@ const stop = (signal: string) => {
 };
 process.on('SIGTERM', () => stop('SIGTERM'));
 process.on('SIGINT', () => stop('SIGINT'));
+try {
+  const { origin, services } = await app!.listen(); // createApp succeeded, or failStart exited
+  // Before the 'listening' line, which callers take as the cue to use (or signal) the server.
+  warnIfBuiltForAnotherOrigin(services.config);
+  log.info({ url: origin, database: services.db.target }, 'listening');
+  flushLogger(log);
+} catch (error) {
+  await failStart(listenFailure(error, config), error);
+}
+
+/**
+ * Absolute URLs in the prebuilt pages (/api/news, the feed, the sitemap, OpenAPI servers) carry
+ * the origin of the build (astro.config.mjs), so a build for :4321 served on :4538 links to
+ * :4321. The sitemap index, which @astrojs/sitemap writes from that origin, tells which it was.
+ */
+function warnIfBuiltForAnotherOrigin(cfg: Config): void {
+  let loc: string | undefined;
+  try {
+    loc = /<loc>([^<]+)<\/loc>/.exec(readFileSync(join(cfg.DIST_DIR, 'client', 'sitemap-index.xml'), 'utf8'))?.[1];
+  } catch {
+    return; // no sitemap in this build: nothing to compare
+  }
+  const built = URL.parse(loc ?? '')?.origin;
+  if (built === undefined || defaultOrigins(cfg.SITE_URL).includes(built)) return;
+  log.warn({ builtFor: built, servedAs: cfg.SITE_URL }, `the build in ${cfg.DIST_DIR} was made for ${built} but the site is served as ${cfg.SITE_URL}: its absolute links (feed, sitemap, /api/news) point to ${built}; rebuild with the same SITE_URL (or HOST and PORT) as the server: SITE_URL=${cfg.SITE_URL} npm run build`);
+}
 
 /**
  * Report and exit. Anything a half-started app holds (database handles, a Redis connection)

@@ -1,0 +1,59 @@
+/**
+ * A supervisor that stops `npm start` or `npm run demo` signals the process it started, npm. npm
+ * passes the signal to the script's shell, and a shell that ran node as a child exits without
+ * passing it on: node went on serving, orphaned. The scripts `exec` node, so the signal reaches
+ * the server, which stops gracefully, and npm exits with its status.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { spawnOwned } from '../helpers/processes.ts';
+import { testEnv } from '../helpers/server.ts';
+
+/** Whether a process with this id still exists (signal 0 only checks). */
+function alive(pid: number): boolean {
+  return spawnSync('kill', ['-0', String(pid)]).status === 0;
+}
+
+async function stopByNpmPid(script: string[], env: Record<string, string>, startMs: number): Promise<void> {
+  const npm = spawnOwned('npm', script, { env: testEnv(env) });
+  let serverPid: number | undefined;
+  try {
+    await npm.waitForLine(/"msg":"listening"/, startMs);
+    const listening = npm.output().split('\n').find((line) => line.includes('"msg":"listening"'))!;
+    serverPid = (JSON.parse(listening) as { pid: number }).pid;
+    expect(alive(serverPid)).toBe(true);
+
+    const started = performance.now();
+    npm.child.kill('SIGTERM');
+    const how = await Promise.race([npm.exited, new Promise((r) => setTimeout(() => r('still running after 5 s'), 5_000))]);
+    expect(how).toBe(0);
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(alive(serverPid)).toBe(false);
+    expect(npm.output()).toMatch(/"msg":"stopped"/);
+  } finally {
+    await npm.stop('SIGKILL');
+    // A server left behind (the failure this guards against) must not outlive the test.
+    if (serverPid !== undefined && alive(serverPid)) process.kill(serverPid, 'SIGKILL');
+  }
+}
+
+describe('stopping the server by the npm process id', () => {
+  it('`npm start`: SIGTERM to npm stops the server gracefully and npm exits 0 within seconds', async () => {
+    await stopByNpmPid(['start'], {}, 20_000);
+  });
+
+  it('`npm run demo` (build, seed, serve): SIGTERM to npm stops the server it ended with, and npm exits 0', async () => {
+    // Its own build folder and cache, so the shared dist/ other tests serve is not rebuilt under
+    // them; inside the project (test-results/, ignored by git), where the build finds node_modules.
+    mkdirSync('test-results', { recursive: true });
+    const scratch = mkdtempSync(join('test-results', 'npm-demo-'));
+    const dist = join(scratch, 'dist');
+    try {
+      await stopByNpmPid(['run', 'demo'], { ASTRO_OUT_DIR: dist, DIST_DIR: dist, ASTRO_CACHE_DIR: join(scratch, 'cache'), ASTRO_TELEMETRY_DISABLED: '1' }, 90_000);
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
