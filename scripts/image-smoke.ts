@@ -86,7 +86,8 @@ const RUN_PLANS: RunPlan[] = [
 
 /** A child process whose output is kept (shown if it fails) and which is killed on exit. */
 function run(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): { child: ChildProcess; output: string[]; exited: Promise<number | null> } {
-  const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Its own process group, so cleanUp() also reaches what it starts (`sh -c npm ci` runs npm).
+  const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   children.add(child);
   const output: string[] = [];
   child.stdout?.on('data', (chunk: Buffer) => output.push(chunk.toString('utf8')));
@@ -125,7 +126,11 @@ async function performRun(instruction: Instruction, stageDir: string, env: NodeJ
     else if (plan.action === 'link-node-modules') {
       symlinkSync(join(REPO, 'node_modules'), join(stageDir, 'node_modules'), 'dir');
       say(`RUN ${command}: linked ${plan.why}`);
-    } else await runToEnd(`RUN ${command}`, 'sh', ['-c', command], { cwd: stageDir, env });
+    } else {
+      // Settings that change how npm fetches, not what it installs: the lock file decides that.
+      const npm = { npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false' };
+      await runToEnd(`RUN ${command}`, 'sh', ['-c', command], { cwd: stageDir, env: { ...env, ...npm } });
+    }
   }
 }
 
@@ -244,7 +249,13 @@ async function main(): Promise<void> {
 
 /** Synchronous, so it also runs from a signal handler: kill what is left, remove the folder. */
 function cleanUp(): void {
-  for (const child of children) child.kill('SIGKILL');
+  for (const child of children) {
+    try {
+      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
   if (tmp) rmSync(tmp, { recursive: true, force: true });
 }
 
