@@ -12,17 +12,19 @@
  * so a file the image misses, a dev dependency the server imports, or a context that carries
  * node_modules or data/ fails here. RUN steps it does not know fail (it never runs an unknown
  * command on this machine); those outside /app (mkdir /data, chown) are skipped with the reason.
- * One line per step on stdout; exit 0 when all pass, 1 otherwise. The temporary folder and every
+ * One line per step on stdout; exit 0 when all pass, 1 otherwise (a bad flag too). The temporary folder and every
  * process it started are gone when it exits, interrupted (SIGINT/SIGTERM) or not.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join, posix } from 'node:path';
+import { dirname, join, posix, resolve as resolvePath } from 'node:path';
+import { parseArgs } from 'node:util';
 import { DockerIgnore, execForm, parseCopy, parseDockerfile, parseEnv, type Instruction, type Stage } from './docker-files.ts';
 
-const REPO = dirname(import.meta.dirname);
+/** The checkout (the build context); `--root DIR` names another, as the failure tests do. */
+let REPO = dirname(import.meta.dirname);
 const APP_DIR = '/app';
 const children = new Set<ChildProcess>();
 let tmp: string | undefined;
@@ -198,7 +200,7 @@ async function main(): Promise<void> {
   const ignore = new DockerIgnore(readFileSync(join(REPO, '.dockerignore'), 'utf8'));
   const context = contextFiles(ignore);
   const bytes = context.reduce((sum, file) => sum + statSync(join(REPO, file)).size, 0);
-  const leaked = context.filter((file) => /(^|\/)(node_modules|data|dist|\.git)\//.test(file));
+  const leaked = context.filter((file) => /^(?:data|dist|\.git)\/|(?:^|\/)node_modules\//.test(file));
   if (leaked.length > 0) throw new StepError(`the context carries ${leaked.length} files it must not, e.g. ${leaked[0]}`);
   say(`context: ${context.length} files, ${(bytes / 1e6).toFixed(1)} MB (${ignore.patterns.length} .dockerignore patterns)`);
 
@@ -268,6 +270,8 @@ if (import.meta.main) {
     });
   }
   try {
+    const { values } = parseArgs({ options: { root: { type: 'string' } } });
+    if (values.root !== undefined) REPO = resolvePath(values.root);
     await main();
     say('ok');
   } catch (error) {
