@@ -1,19 +1,17 @@
 /**
- * `node scripts/image-smoke.ts` (npm run image:smoke): the Dockerfile's build and runtime stages
- * performed without Docker, which cannot run on this project's CI machine. It reads the
- * Dockerfile and .dockerignore and follows them step by step in a temporary folder standing for
- * the image's /app:
+ * `node scripts/image-smoke.ts [--root DIR]` (npm run image:smoke): the Dockerfile's build and
+ * runtime stages without Docker (which cannot run on this project's CI machine), step by step as
+ * written, in a temporary folder standing for the image's /app:
  *   context   the checkout minus what .dockerignore leaves out (COPY sees nothing else)
- *   build     COPY and RUN as written; `npm ci` links this checkout's node_modules (installed from
- *             the same lock file) instead of downloading 700 MB again; then `astro build` runs
- *   runtime   COPY as written (--from=build takes the build folder), `npm ci --omit=dev` for real,
- *             `node jobs/cli/migrate.ts` on a fresh SQLite file, then the CMD: /readyz must answer
- *             200, the HEALTHCHECK must pass, and SIGTERM must end it with status 0
- * so a file the image misses, a dev dependency the server imports, or a context that carries
- * node_modules or data/ fails here. RUN steps it does not know fail (it never runs an unknown
- * command on this machine); those outside /app (mkdir /data, chown) are skipped with the reason.
- * One line per step on stdout; exit 0 when all pass, 1 otherwise (a bad flag too). The temporary folder and every
- * process it started are gone when it exits, interrupted (SIGINT/SIGTERM) or not.
+ *   build     `npm ci` links this checkout's packages (same lock file) instead of downloading
+ *             700 MB again; COPY and `astro build` as written
+ *   runtime   COPY as written, `npm ci --omit=dev` for real, `node jobs/cli/migrate.ts` on a fresh
+ *             SQLite file, then the CMD: /readyz and / answer 200, the HEALTHCHECK passes, SIGTERM
+ *             ends it with 0
+ * so a file the image misses, a dev dependency the server imports, or node_modules or data/ in the
+ * context fails here. An unknown RUN step fails (never run on this machine); those outside /app
+ * (mkdir /data, chown) are skipped with the reason. One line per step; exit 0, or 1 on failure.
+ * The temporary folder and every process it started are gone when it exits, interrupted or not.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
@@ -78,7 +76,7 @@ interface RunPlan {
 
 /** What each known RUN command becomes outside Docker. Anything else fails the smoke test. */
 const RUN_PLANS: RunPlan[] = [
-  { pattern: /^npm ci$/, action: 'link-node-modules', why: "this checkout's node_modules, installed from the same lock file" },
+  { pattern: /^npm ci$/, action: 'link-node-modules', why: "this checkout's packages, installed from the same lock file" },
   { pattern: /^npm ci --omit=dev$/, action: 'run', why: 'production dependencies, from the registry' },
   { pattern: /^npm cache clean --force$/, action: 'skip', why: "it would empty this machine's npm cache" },
   { pattern: /^(?:\w+=\S+ )*npx astro build$/, action: 'run', why: 'the build' },
@@ -120,13 +118,26 @@ function basePath(): string {
   return `${dirname(process.execPath)}:${process.env['PATH'] ?? ''}`;
 }
 
+/**
+ * The checkout's packages, each linked into the stage's own node_modules, so the build reads them
+ * but writes its caches (Astro's node_modules/.astro, Vite's .vite) into the temporary folder,
+ * never into the checkout's.
+ */
+function linkNodeModules(stageDir: string): void {
+  mkdirSync(join(stageDir, 'node_modules'));
+  for (const entry of readdirSync(join(REPO, 'node_modules'))) {
+    if (entry.startsWith('.') && entry !== '.bin') continue;
+    symlinkSync(join(REPO, 'node_modules', entry), join(stageDir, 'node_modules', entry));
+  }
+}
+
 async function performRun(instruction: Instruction, stageDir: string, env: NodeJS.ProcessEnv): Promise<void> {
   for (const command of instruction.args.split('&&').map((part) => part.trim())) {
     const plan = RUN_PLANS.find((candidate) => candidate.pattern.test(command));
     if (!plan) throw new StepError(`RUN ${command} (line ${instruction.line}): not a step image-smoke knows; add it to RUN_PLANS`);
     if (plan.action === 'skip') say(`RUN ${command}: skipped, ${plan.why}`);
     else if (plan.action === 'link-node-modules') {
-      symlinkSync(join(REPO, 'node_modules'), join(stageDir, 'node_modules'), 'dir');
+      linkNodeModules(stageDir);
       say(`RUN ${command}: linked ${plan.why}`);
     } else {
       // Settings that change how npm fetches, not what it installs: the lock file decides that.
@@ -235,6 +246,12 @@ async function main(): Promise<void> {
     throw new StepError(`${(error as Error).message}\n${server.output.join('').trimEnd()}`);
   }
   say(`CMD ${argv.join(' ')}: /readyz 200 after ${((Date.now() - started) / 1000).toFixed(1)} s (pid ${server.child.pid})`);
+
+  // A page from the build the image carries, not only the probe.
+  const home = await fetch(`http://127.0.0.1:${port}/`);
+  const body = await home.text();
+  if (home.status !== 200 || !body.includes('<html')) throw new StepError(`GET /: ${home.status}, not the home page`);
+  say(`GET /: 200, ${body.length} characters of HTML`);
 
   const healthcheck = runtime.instructions.findLast((instruction) => instruction.keyword === 'HEALTHCHECK');
   const probe = healthcheck && execForm(healthcheck.args.replace(/^(?:--\S+\s+)*CMD\s+/, ''));
