@@ -1,6 +1,11 @@
 # Multi-stage image of the site (issue 8). Node 24 LTS, production dependencies only, non-root.
-#   docker build -t adtech-site --build-arg SITE_URL=https://ads.example.com .
+#   docker build -t adtech-site --build-arg SITE_URL=https://ads.example.com .   # the app (last stage)
 #   docker build -t adtech-proxy --target proxy .          # nginx with the prebuilt pages
+# The last stage is the default target, so `runtime` stays last; compose.yaml also names each
+# service's target. .dockerignore keeps node_modules, dist, data (contact PII) and .git out of the
+# context, so `COPY . .` cannot replace the freshly installed node_modules.
+# `node scripts/image-smoke.ts` performs the runtime stage's steps without Docker, and
+# test/unit/deploy/containers.test.ts checks this file, compose.yaml and .dockerignore agree.
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -10,11 +15,20 @@ COPY . .
 ARG SITE_URL=http://localhost:8080
 RUN SITE_URL=$SITE_URL ASTRO_TELEMETRY_DISABLED=1 npx astro build
 
+FROM nginx:1.27-bookworm AS proxy
+COPY --from=build /app/dist/client /srv/site
+COPY deploy/nginx.compose.conf /etc/nginx/nginx.conf
+RUN mkdir -p /tmp/nginx && chown -R nginx:nginx /tmp/nginx
+EXPOSE 8080
+
 FROM node:24-bookworm-slim AS runtime
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=4321 DATABASE_URL=/data/site.db
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev && npm cache clean --force
+# What `node src/app/main.ts` and `node jobs/cli/migrate.ts` read at run time: the build (pages,
+# and the content collections compiled into dist/server), the TypeScript sources Node runs by type
+# stripping, and package.json ("type": "module"). content/ is read only by `astro build`.
 COPY --from=build /app/dist ./dist
 COPY src ./src
 COPY jobs ./jobs
@@ -25,9 +39,3 @@ EXPOSE 4321
 HEALTHCHECK --interval=10s --timeout=3s CMD ["node", "-e", "fetch('http://127.0.0.1:4321/readyz').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # Node 24 runs the TypeScript entry directly (type stripping).
 CMD ["node", "src/app/main.ts"]
-
-FROM nginx:1.27-bookworm AS proxy
-COPY --from=build /app/dist/client /srv/site
-COPY deploy/nginx.compose.conf /etc/nginx/nginx.conf
-RUN mkdir -p /tmp/nginx && chown -R nginx:nginx /tmp/nginx
-EXPOSE 8080
