@@ -129,7 +129,7 @@ export const EXPECTATIONS: Expectation[] = [
     }, (r) => (r.stdout.includes('"status":"Success"') ? undefined : `body: ${r.stdout.slice(-200)}`)),
   },
   {
-    command: /^npm run data:fetch -- --from 2025-01-01 --to 2025-12-31 > 2025\.csv$/,
+    command: /^npm run -s data:fetch -- --from 2025-01-01 --to 2025-12-31 > 2025\.csv$/,
     how: 'run',
     check: all(ok, (_r, clone) => {
       const csv = existsSync(join(clone, '2025.csv')) ? readFileSync(join(clone, '2025.csv'), 'utf8') : '';
