@@ -3,12 +3,14 @@
  *
  * Writes content/news/<slug>.md with valid frontmatter (createdAt = now, in this machine's
  * timezone, with its offset; draft: true) and prints the path. Refuses to overwrite an existing
- * article (exit code 1); `--help` prints the usage and writes nothing. The text itself comes from
+ * article (exit 73, EX_CANTCREAT); a heading that makes no article exits 64 (EX_USAGE); `--help`
+ * prints the usage and writes nothing. The text itself comes from
  * src/features/news/new-article.ts.
  */
 import { writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { NewArticleError, newArticle } from '../../src/features/news/new-article.ts';
+import { EX_CANTCREAT, EX_USAGE } from '../../src/app/exit-codes.ts';
 import { runCli } from './run-cli.ts';
 
 /** The heading is every argument, joined; one starting with `-` goes after `--` (`npm run news:new -- -- "-5 % fees"`). */
@@ -34,7 +36,7 @@ export async function runNewsNew(args: readonly string[], deps: NewsNewDeps): Pr
   } catch (error) {
     if (!(error instanceof NewArticleError)) throw error;
     deps.err(`news:new: ${error.message}`);
-    return 1;
+    return EX_USAGE;
   }
   const path = join(deps.dir, article.fileName);
   try {
@@ -43,7 +45,7 @@ export async function runNewsNew(args: readonly string[], deps: NewsNewDeps): Pr
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
       deps.err(`news:new: ${path} already exists; not overwritten. Choose another heading, or edit that file.`);
-      return 1;
+      return EX_CANTCREAT;
     }
     throw error;
   }

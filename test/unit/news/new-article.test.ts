@@ -108,17 +108,17 @@ describe('npm run news:new', () => {
     expect(await readFile(path, 'utf8')).toBe(newArticle('Singapore region', NOW, 60).contents);
   });
 
-  it('refuses to overwrite an existing article, exits 1 and leaves the file as it was', async () => {
+  it('refuses to overwrite an existing article, exits 73 (EX_CANTCREAT) and leaves the file as it was', async () => {
     const path = join(dir, 'singapore-region.md');
     await writeFile(path, 'my work');
-    expect(await runNewsNew(['Singapore region'], deps())).toBe(1);
+    expect(await runNewsNew(['Singapore region'], deps())).toBe(73);
     expect(await readFile(path, 'utf8')).toBe('my work');
     expect(out).toEqual([]);
     expect(err).toEqual([`news:new: ${path} already exists; not overwritten. Choose another heading, or edit that file.`]);
   });
 
-  it('exits 1 with a usage message when no heading is given, writing nothing', async () => {
-    expect(await runNewsNew([], deps())).toBe(1);
+  it('exits 64 (EX_USAGE) with a usage message when no heading is given, writing nothing', async () => {
+    expect(await runNewsNew([], deps())).toBe(64);
     expect(err).toMatchInlineSnapshot(`
       [
         "news:new: give the heading of the article, e.g. npm run news:new -- "Q1 2026 transparency report"",
