@@ -5,9 +5,10 @@
  * A start-up that cannot succeed ends the process at once with one line on stderr (no stack for
  * the failures an operator causes and fixes) and an exit status from sysexits.h, so a supervisor
  * can tell a configuration mistake, which restarting will not fix, from an outage, which it may:
- *   78 EX_CONFIG       a variable is invalid, DATABASE_URL cannot be created or opened, HOST is
+ *   78 EX_CONFIG       an unsupported Node.js, a variable is invalid, DATABASE_URL cannot be created or opened, HOST is
  *                      not an address of this machine, the database refuses the credentials
  *   77 EX_NOPERM       not allowed to listen on PORT (EACCES: below 1024 without privilege)
+ *   75 EX_TEMPFAIL     the database stayed locked past its budget (run again)
  *   69 EX_UNAVAILABLE  PORT is in use (EADDRINUSE); the database cannot be reached
  *   66 EX_NOINPUT      no Astro build in DIST_DIR (run `npm run build`)
  *   70 EX_SOFTWARE     anything else: a failed migration, an unexpected error (stack logged),
