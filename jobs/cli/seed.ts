@@ -30,10 +30,10 @@ if (import.meta.main) {
 
     const lastDay = dayOfInstant(Date.now()) - 1;
     const firstDay = lastDay - SEED_DAYS + 1;
-    // The events are written in synchronous bulk transactions that report nothing on the way.
-    stderr.write(`seed: writing the events of ${SEED_DAYS} days (${formatDay(firstDay)} to ${formatDay(lastDay)})\n`);
     // Three outage days spread over the period, so charts show what a zero day looks like.
-    const events = await writeSeedEvents(handle, config().DATABASE_URL, { firstDay, lastDay, zeroDayOffsets: [57, 211, 342], seed: 20_260_101 });
+    const writing = progress(SEED_DAYS, `seed: writing events (${formatDay(firstDay)} to ${formatDay(lastDay)})`, { unit: 'days', stream: stderr });
+    const events = await writeSeedEvents(handle, config().DATABASE_URL, { firstDay, lastDay, zeroDayOffsets: [57, 211, 342], seed: 20_260_101 }, (done) => writing.update(done));
+    writing.stop();
     const inserted = performance.now();
 
     const bar = progress(SEED_DAYS, 'seed: materialising', { unit: 'days', stream: stderr });

@@ -204,4 +204,16 @@ describe('stats:materialize', () => {
     expect(lines.at(-1)).toMatch(/^materialising: 90\/90 days \(100%\), /);
     expect(run.stderr).not.toContain('\u001b'); // no terminal control sequences (a bar) in a log
   });
+
+  it('reports the progress of seeding while it writes events, not only while it materialises', { timeout: 120_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'seed-progress-'));
+    const run = await command('jobs/cli/seed.ts', [], { DATABASE_URL: join(dir, 'site.db'), PROGRESS_INTERVAL_MS: '1' });
+    expect(run.code).toBe(0);
+    const writing = run.stderr.split('\n').filter((line) => line.startsWith('seed: writing events'));
+    // Several lines while the events are generated and stored, ending with every day done.
+    expect(writing.length).toBeGreaterThan(3);
+    for (const line of writing) expect(line).toMatch(/^seed: writing events \(\d{4}-\d\d-\d\d to \d{4}-\d\d-\d\d\): \d+\/400 days \(\d+%\), \d+ days\/s, \d+\.\d s$/);
+    expect(writing.at(-1)).toMatch(/: 400\/400 days \(100%\)/);
+    expect(run.stderr).toMatch(/^seed: materialising: 400\/400 days/m);
+  });
 });

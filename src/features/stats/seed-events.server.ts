@@ -14,9 +14,9 @@ const EVENTS_PER_TRANSACTION = 50_000;
 /**
  * Generate and insert the events of every day of `plan` (deterministic for its seed); returns how
  * many were new. `databaseUrl` is the one `handle` was opened with: SQLite loads through a
- * second connection to the same file.
+ * second connection to the same file. `onDay` hears how many days are generated so far.
  */
-export async function writeSeedEvents(handle: DbHandle, databaseUrl: string, plan: SeedPlan): Promise<number> {
+export async function writeSeedEvents(handle: DbHandle, databaseUrl: string, plan: SeedPlan, onDay?: (daysDone: number) => void): Promise<number> {
   const random = mulberry32(plan.seed ?? 1);
   const writer = await bulkWriter(handle, databaseUrl);
   let pending: NewEvent[] = [];
@@ -28,6 +28,7 @@ export async function writeSeedEvents(handle: DbHandle, databaseUrl: string, pla
         events += await writer.write(pending);
         pending = [];
       }
+      onDay?.(day - plan.firstDay + 1);
     }
     events += await writer.write(pending);
   } finally {
