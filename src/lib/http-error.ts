@@ -63,29 +63,23 @@ const TITLES: Record<ErrorCode, string> = {
  */
 export const Problem = z
   .looseObject({
-    /** Always `about:blank` here: `code` names the problem (RFC 9457 section 4.2.1). */
     type: z.string().optional().meta({
       description: 'A URI reference identifying the problem type; always `about:blank` here, since `code` names the problem (RFC 9457 section 4.2.1).',
       examples: ['about:blank'],
     }),
-    /** Short summary of the problem type, the same for every occurrence of a code. */
     title: z.string().meta({
       description: 'Short, human-readable summary of the problem type; the same for every occurrence of a code.',
       examples: ['Invalid request'],
     }),
-    /** The HTTP status code, repeated for clients that only keep the body. */
     status: z.int().min(400).max(599).meta({ description: 'The HTTP status code of the response, repeated in the body.', examples: [400] }),
-    /** Stable machine-readable code; branch on this, not on `title`. */
     code: z.enum(SITE_PROBLEM_CODES).meta({
       description: 'Stable machine-readable code of the problem; branch on this rather than on `title`.',
       examples: ['validation_failed'],
     }),
-    /** What went wrong in this occurrence. */
     detail: z.string().optional().meta({
       description: 'Human-readable explanation of this occurrence.',
       examples: ['Work email must be an email address such as ada@example.com.'],
     }),
-    /** What the caller can do about it. */
     resolution: z.string().optional().meta({
       description: 'What the caller can do to succeed.',
       examples: ['Correct the fields listed in errors and send the form again.'],
@@ -97,12 +91,10 @@ export type Problem = z.infer<typeof Problem>;
 /** The error body of the community data interface (interface spec section 7). */
 export const DataError = z
   .object({
-    /** `SVC1005` invalid parameter, `SVC1010` rate limit or daily quota exceeded; other statuses use the site codes. */
     code: z.string().meta({
-      description: "`SVC1005`: a request parameter is invalid; `SVC1010`: rate limit or daily quota exceeded. Other statuses (404, 405, 500) carry the site interface's codes.",
+      description: "`SVC1005`: a request parameter is invalid; `SVC1010`: rate limit or daily quota exceeded. Other statuses (404, 405, 431, 500, 503) carry the site interface's codes.",
       examples: ['SVC1005'],
     }),
-    /** What went wrong, naming the rule or limit. */
     message: z.string().meta({
       description: 'Human-readable explanation naming the rule or the limit.',
       examples: ['endDate 2026-01-01 is before startDate 2026-01-31'],
