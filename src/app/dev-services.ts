@@ -9,7 +9,6 @@
  * edge, no scheduled jobs (run `npm run seed` or `npm run stats:materialize` for data). /healthz
  * and /readyz answer as the edge does.
  */
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from './config.ts';
@@ -18,6 +17,7 @@ import { createServices, type Services } from './services.ts';
 import { openMigratedDb } from '../db/open-migrated-db.ts';
 import { clientKeyOf } from '../features/ratelimit/index.ts';
 import { PATHS } from '../lib/paths.ts';
+import { answerProbe, requestIdOf } from '../lib/probes.ts';
 import { createLogger } from '../server/log.ts';
 
 /**
@@ -25,7 +25,6 @@ import { createLogger } from '../server/log.ts';
  * hands them over the same way; astro/dist/core/constants.js `clientLocalsSymbol`).
  */
 const ASTRO_LOCALS = Symbol.for('astro.locals');
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export interface DevServices {
   services: Services;
@@ -54,19 +53,11 @@ export async function openDevServices(address: AddressInfo, env: NodeJS.ProcessE
   log.info({ url: services.config.SITE_URL, database: db.target }, 'dev services ready');
 
   async function probe(res: ServerResponse, path: string): Promise<void> {
-    let status = 200;
-    let body: Record<string, unknown> = { status: 'ok', uptimeSeconds: Math.round(process.uptime()) };
-    if (path === PATHS.readyz) {
-      body = { status: 'ready', database: db.engine };
-      await db.ping().catch((error: unknown) => {
-        log.warn({ err: error }, 'readiness check failed');
-        status = 503;
-        body = { status: 'unavailable', database: db.engine };
-      });
-    }
-    res.writeHead(status, { 'cache-control': 'no-store', 'content-type': 'application/json; charset=utf-8' });
-    res.end(JSON.stringify(body));
+    const answer = await answerProbe(path, () => db.ping(), { database: db.engine });
+    if (answer.failure !== undefined) log.warn({ err: answer.failure }, 'readiness check failed');
+    res.writeHead(answer.status, answer.headers).end(answer.body);
   }
+
 
   return {
     services,
@@ -76,10 +67,9 @@ export async function openDevServices(address: AddressInfo, env: NodeJS.ProcessE
         probe(res, path).catch(next);
         return;
       }
-      const given = req.headers['x-request-id'];
       const locals: App.Locals = {
         services,
-        requestId: typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID(),
+        requestId: requestIdOf(req.headers['x-request-id']),
         clientKey: clientKeyOf(req.socket.remoteAddress, req.headers, services.config.TRUST_PROXY),
       };
       Reflect.set(req, ASTRO_LOCALS, locals);

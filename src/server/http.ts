@@ -4,11 +4,11 @@
  * headers, body-size limits, prebuilt files and cached GET responses served from memory) and
  * knows no route's logic: only policies by path and the standard caching headers endpoints set.
  */
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { corsHeaders, EXPOSED_HEADERS } from '../lib/cors.ts';
 import { HttpError, renderError, toHttpError } from '../lib/http-error.ts';
+import { answerProbe, requestIdOf } from '../lib/probes.ts';
 import { unknownParameters } from '../lib/query-params.ts';
 import { ClientAbortedError, readBody } from './body.ts';
 import { createNodeServer } from './http-server.ts';
@@ -57,7 +57,6 @@ export interface EdgeDeps {
 
 /** Public read resources: any page may fetch them and read the limit headers. */
 const PUBLIC_READ_CORS: Record<string, string> = { 'access-control-allow-origin': '*', 'access-control-expose-headers': EXPOSED_HEADERS.join(', ') };
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']);
 
 function socketKey(req: IncomingMessage): string {
@@ -124,22 +123,11 @@ export function createEdge(deps: EdgeDeps): Edge {
   }
 
   async function probe(res: ServerResponse, route: Route): Promise<void> {
-    res.setHeader('Cache-Control', 'no-store');
-    res.setHeader('Content-Type', 'application/json; charset=utf-8');
-    if (route.path !== '/readyz') {
-      res.end(JSON.stringify({ status: 'ok', uptimeSeconds: Math.round(process.uptime()) }));
-      return;
-    }
-    try {
-      await deps.ready();
-      res.end(JSON.stringify({ status: 'ready', ...deps.readyDetails }));
-    } catch (error) {
-      res.statusCode = 503;
-      // The reason goes to the log, not to whoever polls the probe (it may name hosts or paths).
-      log.warn({ err: error }, 'readiness check failed');
-      res.end(JSON.stringify({ status: 'unavailable', ...deps.readyDetails }));
-    }
+    const answer = await answerProbe(route.path, deps.ready, deps.readyDetails);
+    if (answer.failure !== undefined) log.warn({ err: answer.failure }, 'readiness check failed');
+    res.writeHead(answer.status, answer.headers).end(answer.body);
   }
+
 
   async function serve(req: IncomingMessage, res: ServerResponse, url: URL, route: Route, requestId: string): Promise<void> {
     const { pathname } = url;
@@ -210,8 +198,7 @@ export function createEdge(deps: EdgeDeps): Edge {
 
   function handle(req: IncomingMessage, res: ServerResponse): void {
     const started = process.hrtime.bigint();
-    const incomingId = req.headers['x-request-id'];
-    const requestId = typeof incomingId === 'string' && REQUEST_ID.test(incomingId) ? incomingId : randomUUID();
+    const requestId = requestIdOf(req.headers['x-request-id']);
     res.setHeader('X-Request-Id', requestId);
     if (draining) res.setHeader('Connection', 'close');
 

@@ -10,9 +10,9 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PATHS } from '../../src/lib/paths.ts';
-import { createTempDatabase, pgAdminUrl, type TempDatabase } from '../helpers/postgres.ts';
+import { pgAdminUrl, useTempDatabase } from '../helpers/postgres.ts';
 import { testRedisUrl } from '../helpers/redis.ts';
 import { startServer } from '../helpers/server.ts';
 import { linesOf, runToExit, SECRET, testEnv } from './startup-run.ts';
@@ -87,18 +87,12 @@ describe('a start-up that cannot succeed', () => {
 });
 
 describe('a normal start', () => {
-  let pg: TempDatabase;
-  beforeAll(async () => {
-    pg = await createTempDatabase('startup');
-  });
-  afterAll(async () => {
-    await pg?.drop();
-  });
+  const pg = useTempDatabase('startup');
 
   it('never prints the password of a passworded DATABASE_URL or REDIS_URL', async () => {
     // Trust authentication here: PostgreSQL ignores the password, and Redis's default user has
     // none, so AUTH with any password succeeds; both URLs are used as written.
-    const url = new URL(pg.url);
+    const url = new URL(pg().url);
     url.password = SECRET;
     const redis = new URL(testRedisUrl());
     redis.username = 'default';

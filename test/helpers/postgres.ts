@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { createDb, type DbHandle } from '../../src/db/create-db.ts';
 import { migrateToLatest } from '../../src/db/migrations/index.ts';
 
@@ -68,4 +68,22 @@ export async function createMigratedDatabase(prefix = 't'): Promise<MigratedData
     throw migration.error;
   }
   return { url: temp.url, handle, drop };
+}
+
+/**
+ * A throwaway database for the surrounding `describe`: created before its tests, dropped after.
+ * Returns a getter (the database exists only once the hook has run).
+ */
+export function useTempDatabase(prefix = 't'): () => TempDatabase {
+  let temp: TempDatabase | undefined;
+  beforeAll(async () => {
+    temp = await createTempDatabase(prefix);
+  });
+  afterAll(async () => {
+    await temp?.drop();
+  });
+  return () => {
+    if (!temp) throw new Error('the temporary database is created in beforeAll');
+    return temp;
+  };
 }

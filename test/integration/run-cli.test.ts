@@ -5,11 +5,11 @@
  */
 import { existsSync } from 'node:fs';
 import { Writable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CommandFailed, runCli, UsageError, type Cli, type CliIo } from '../../jobs/cli/run-cli.ts';
 import type { DbHandle } from '../../src/db/create-db.ts';
 import { DatabaseOpenError, openMigratedDb } from '../../src/db/open-migrated-db.ts';
-import { createTempDatabase, type TempDatabase } from '../helpers/postgres.ts';
+import { useTempDatabase } from '../helpers/postgres.ts';
 import { tempSqliteUrl } from '../helpers/server.ts';
 
 class Collector extends Writable {
@@ -156,16 +156,10 @@ describe('runCli', () => {
 });
 
 describe('openMigratedDb', () => {
-  let temp: TempDatabase;
-  beforeAll(async () => {
-    temp = await createTempDatabase('open_migrated');
-  });
-  afterAll(async () => {
-    await temp?.drop();
-  });
+  const temp = useTempDatabase('open_migrated');
 
   it.each(['sqlite', 'postgres'] as const)('migrates a fresh %s database once and hands back a working handle', async (engine) => {
-    const url = engine === 'sqlite' ? tempSqliteUrl() : temp.url;
+    const url = engine === 'sqlite' ? tempSqliteUrl() : temp().url;
     const applied: string[] = [];
     const first = await openMigratedDb({ DATABASE_URL: url }, { onMigration: (r) => applied.push(`${r.status} ${r.migrationName}`) });
     try {
