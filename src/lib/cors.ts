@@ -8,7 +8,8 @@
  * Response headers a cross-origin script may read beyond the CORS-safelisted ones (Fetch
  * standard, "CORS protocol"): the rate-limit fields of both interfaces (interface spec section 8),
  * Retry-After (RFC 9110 section 10.2.3), the request id for support requests, and the validators
- * and Date a client needs to revalidate and to time a reset against the server's clock. One list,
+ * and Date a client needs to revalidate and to time a reset against the server's clock, and Link
+ * (RFC 8288), which carries a chat reply's sources. One list,
  * used by the edge and by the chat route. Listed one by one: `*` is not
  * a wildcard for names in every browser.
  */
@@ -25,6 +26,7 @@ export const EXPOSED_HEADERS = [
   'X-Request-Id',
   'ETag',
   'Date',
+  'Link',
 ] as const;
 
 /** How long a browser may cache a successful preflight. Chromium caps this at 7200 s. */
