@@ -5,15 +5,21 @@
  * It posts the conversation to PATHS.chat (/api/chat), shows the reply growing as the bytes arrive
  * (fetch + body.getReader()), keeps the conversation in sessionStorage (this tab only, gone when
  * it closes), and on 429 says how long to wait from Retry-After (RFC 9110 section 10.2.3).
+ * While a reply streams, a Stop button takes the Send button's place and aborts the request
+ * (AbortController); the server then stops generating. The pages an answer came from arrive in
+ * the reply's `Link` header (rel="via", see sources.ts) and are listed as links under it.
  * Text is inserted as text nodes, never as HTML; only site paths and http(s) URLs become links.
  */
 import { findHooks } from '../../lib/dom-hooks.ts';
 import { PATHS } from '../../lib/paths.ts';
 import { describeWait, retryAfterSeconds } from '../../lib/retry-after.ts';
+import { parseSourcesLink, type ChatSource } from './sources.ts';
 
 interface Turn {
   role: 'user' | 'assistant';
   content: string;
+  /** Pages the answer came from (assistant turns), kept so they show again after a reload. */
+  sources?: ChatSource[];
 }
 
 export interface ChatWidget {
@@ -34,12 +40,16 @@ function loadTurns(): Turn[] {
   try {
     const saved: unknown = JSON.parse(sessionStorage.getItem(STORAGE_KEY) ?? '[]');
     if (!Array.isArray(saved)) return [];
-    return saved.filter(
-      (t): t is Turn => typeof t === 'object' && t !== null && (t.role === 'user' || t.role === 'assistant') && typeof t.content === 'string' && t.content !== '',
-    );
+    return saved
+      .filter((t): t is Turn => typeof t === 'object' && t !== null && (t.role === 'user' || t.role === 'assistant') && typeof t.content === 'string' && t.content !== '')
+      .map((t) => ({ role: t.role, content: t.content, sources: Array.isArray(t.sources) ? t.sources.filter(isSource) : [] }));
   } catch {
     return []; // storage disabled or corrupt: start afresh
   }
+}
+
+function isSource(value: unknown): value is ChatSource {
+  return typeof value === 'object' && value !== null && typeof (value as ChatSource).url === 'string' && typeof (value as ChatSource).title === 'string';
 }
 
 function saveTurns(turns: readonly Turn[]): void {
@@ -68,6 +78,31 @@ export function turnsToSend(turns: readonly Turn[]): Turn[] {
 // Shared with the other pages' scripts (src/lib/retry-after.ts); re-exported for tests.
 export { describeWait, retryAfterSeconds } from '../../lib/retry-after.ts';
 
+/** A link that opens another site without giving it this page (rel=noopener noreferrer). */
+function link(href: string, text: string): HTMLAnchorElement {
+  const anchor = document.createElement('a');
+  anchor.href = href;
+  anchor.textContent = text;
+  if (anchor.origin !== location.origin) anchor.rel = 'noopener noreferrer';
+  return anchor;
+}
+
+/**
+ * The sources of `response` with their URLs resolved against the response's own URL (relative
+ * references in a Link header resolve against the request target, RFC 8288 section 3.2), kept
+ * only when they are http(s).
+ */
+export function sourcesFrom(response: Pick<Response, 'headers' | 'url'>, base = location.href): ChatSource[] {
+  return parseSourcesLink(response.headers.get('link')).flatMap((source) => {
+    try {
+      const url = new URL(source.url, response.url || base);
+      return url.protocol === 'https:' || url.protocol === 'http:' ? [{ url: url.href, title: source.title }] : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
 /** Write `text` into `element` as text nodes and links. */
 function renderText(element: HTMLElement, text: string): void {
   const nodes: Node[] = [];
@@ -80,11 +115,7 @@ function renderText(element: HTMLElement, text: string): void {
     if (href.length <= 1) continue;
     const start = match.index;
     if (start > last) nodes.push(document.createTextNode(text.slice(last, start)));
-    const link = document.createElement('a');
-    link.href = href;
-    link.textContent = href;
-    if (/^https?:/.test(href) && new URL(href).origin !== location.origin) link.rel = 'noopener noreferrer';
-    nodes.push(link);
+    nodes.push(link(href, href));
     last = start + href.length;
   }
   if (last < text.length) nodes.push(document.createTextNode(text.slice(last)));
@@ -92,7 +123,7 @@ function renderText(element: HTMLElement, text: string): void {
 }
 
 export function mountChat(root: HTMLElement): ChatWidget {
-  const { toggle, close: closeButton, panel, log, notice, form, input, send, clear } = findHooks(root, 'chat', {
+  const { toggle, close: closeButton, panel, log, notice, form, input, send, stop, clear } = findHooks(root, 'chat', {
     toggle: HTMLButtonElement,
     close: HTMLButtonElement,
     panel: HTMLElement,
@@ -101,11 +132,14 @@ export function mountChat(root: HTMLElement): ChatWidget {
     form: HTMLFormElement,
     input: HTMLTextAreaElement,
     send: HTMLButtonElement,
+    stop: HTMLButtonElement,
     clear: HTMLButtonElement,
   });
 
   let turns = loadTurns();
   let busy = false;
+  /** Aborts the reply being received; set while one is. */
+  let inFlight: AbortController | undefined;
   let holdUntil = 0;
   let holds = 0;
 
@@ -117,7 +151,35 @@ export function mountChat(root: HTMLElement): ChatWidget {
     log.scrollTop = log.scrollHeight;
     return element;
   };
-  for (const turn of turns) bubble(turn);
+
+  /**
+   * The sources of an answer as a labelled list of links right after its bubble (a list cannot
+   * sit inside the bubble's paragraph). Nothing is shown when there are none.
+   */
+  let sourceLists = 0;
+  const showSources = (answer: HTMLElement, sources: readonly ChatSource[]): HTMLElement | undefined => {
+    if (sources.length === 0) return undefined;
+    const box = document.createElement('div');
+    box.className = 'chat-sources';
+    const heading = document.createElement('p');
+    heading.className = 'chat-sources-title';
+    heading.id = `chat-sources-${++sourceLists}`;
+    heading.textContent = sources.length === 1 ? 'Source' : 'Sources';
+    const list = document.createElement('ul');
+    list.setAttribute('aria-labelledby', heading.id);
+    for (const source of sources) {
+      const item = document.createElement('li');
+      item.append(link(source.url, source.title));
+      list.append(item);
+    }
+    box.append(heading, list);
+    answer.after(box);
+    return box;
+  };
+  for (const turn of turns) {
+    const element = bubble(turn);
+    if (turn.role === 'assistant') showSources(element, turn.sources ?? []);
+  }
 
   const setNotice = (text: string) => {
     notice.textContent = text;
@@ -133,6 +195,17 @@ export function mountChat(root: HTMLElement): ChatWidget {
     panel.hidden = true;
     toggle.setAttribute('aria-expanded', 'false');
     toggle.focus();
+  };
+
+  /**
+   * While a reply streams, Stop stands where Send was. Focus follows the button the visitor was
+   * on, so a keyboard user can stop with the same key press and is not left on a hidden button.
+   */
+  const setStreaming = (streaming: boolean) => {
+    const hadFocus = document.activeElement === (streaming ? send : stop);
+    send.hidden = streaming;
+    stop.hidden = !streaming;
+    if (hadFocus) (streaming ? stop : input).focus();
   };
 
   /** After a 429, hold the send button for the announced wait. */
@@ -168,14 +241,25 @@ export function mountChat(root: HTMLElement): ChatWidget {
     const replyBubble = bubble({ role: 'assistant', content: '' });
     replyBubble.setAttribute('aria-busy', 'true');
     input.value = '';
+    const controller = new AbortController();
+    inFlight = controller;
+    setStreaming(true);
+    let sourcesBox: HTMLElement | undefined;
+    let sources: ChatSource[] = [];
+    let reply = '';
 
     const undo = (message: string) => {
       // The question was not answered: take it back and return it to the field to retry.
       turns = turns.filter((turn) => turn !== userTurn);
       userBubble.remove();
       replyBubble.remove();
+      sourcesBox?.remove();
       input.value = question;
       if (message) setNotice(message);
+    };
+    const keep = () => {
+      turns.push({ role: 'assistant', content: reply, sources });
+      saveTurns(turns);
     };
 
     try {
@@ -183,15 +267,20 @@ export function mountChat(root: HTMLElement): ChatWidget {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ messages: turnsToSend(turns) }),
+        signal: controller.signal,
       });
       if (!response.ok || !response.body) {
         undo(await explain(response));
         if (response.status === 429) holdFor(retryAfterSeconds(response.headers.get('retry-after')));
         return;
       }
+      // Known before the text: retrieval comes first. Marked busy with the reply, so a screen
+      // reader reads the answer and then its sources, once.
+      sources = sourcesFrom(response);
+      sourcesBox = showSources(replyBubble, sources);
+      sourcesBox?.setAttribute('aria-busy', 'true');
       const reader = response.body.getReader();
       const decoder = new TextDecoder();
-      let reply = '';
       for (;;) {
         const { value, done } = await reader.read();
         if (done) break;
@@ -202,13 +291,24 @@ export function mountChat(root: HTMLElement): ChatWidget {
       reply += decoder.decode();
       if (reply.trim() === '') reply = 'Sorry, I have no answer to that. You can ask the team at /contact';
       renderText(replyBubble, reply);
-      turns.push({ role: 'assistant', content: reply });
-      saveTurns(turns);
+      keep();
     } catch {
-      undo("Couldn't reach the assistant. Check your connection and try again.");
+      if (!controller.signal.aborted) undo("Couldn't reach the assistant. Check your connection and try again.");
+      else if (reply.trim() === '') undo('Stopped before the answer began.');
+      else {
+        // What arrived stays, marked as cut short, so the conversation can go on from it.
+        reply += ' […]';
+        renderText(replyBubble, reply);
+        replyBubble.classList.add('chat-msg--stopped');
+        keep();
+        setNotice('Stopped. The answer above is incomplete.');
+      }
     } finally {
       replyBubble.removeAttribute('aria-busy');
+      sourcesBox?.removeAttribute('aria-busy');
+      inFlight = undefined;
       busy = false;
+      setStreaming(false);
       if (Date.now() >= holdUntil) send.disabled = false;
     }
   }
@@ -234,6 +334,7 @@ export function mountChat(root: HTMLElement): ChatWidget {
     if (question === '' || busy || send.disabled) return;
     void ask(question);
   });
+  stop.addEventListener('click', () => inFlight?.abort());
   clear.addEventListener('click', () => {
     if (busy) return;
     turns = [];

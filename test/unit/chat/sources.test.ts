@@ -3,6 +3,7 @@ import { composeReply, retrieve, sourcesOf } from '../../../src/features/chat/bu
 import type { ChatMessage } from '../../../src/features/chat/chat-request.ts';
 import { KnowledgeIndex } from '../../../src/features/chat/knowledge-index.ts';
 import { distinctSources, formatSourcesLink, parseSourcesLink, SOURCE_LIMITS } from '../../../src/features/chat/sources.ts';
+import { createOpenApiDocument } from '../../../src/api-docs/document.ts';
 import { siteKnowledge, siteNews } from './site-corpus.ts';
 
 const user = (content: string): ChatMessage => ({ role: 'user', content });
@@ -115,5 +116,23 @@ describe('which pages are the sources', () => {
     const pages = [...new Set(hits.map((hit) => hit.passage.url).filter(Boolean))];
     expect(sources.map((s) => s.url)).toEqual(pages.slice(0, SOURCE_LIMITS.count));
     expect(sources.length).toBeGreaterThan(0);
+  });
+});
+
+describe('the Link header in the OpenAPI document', () => {
+  const document = JSON.parse(JSON.stringify(createOpenApiDocument({ siteName: 'Meridian', siteUrl: 'https://meridian.test' }))) as {
+    paths: Record<string, Record<string, { responses: Record<string, { headers: Record<string, { required?: boolean; schema: { pattern: string } }> }> }>>;
+  };
+  const link = document.paths['/api/chat']!['post']!.responses['200']!.headers['Link']!;
+
+  it('is optional, and its pattern accepts what the server writes, titles in any script included', () => {
+    expect(link.required ?? false).toBe(false);
+    const pattern = new RegExp(link.schema.pattern);
+    const article = published[0]!;
+    for (const question of ["What's new?", `Tell me about "${article.heading}"`, 'How do I contact the team?']) {
+      expect(formatSourcesLink(composeReply([user(question)], site).sources)).toMatch(pattern);
+    }
+    expect(formatSourcesLink([{ url: '/news/a', title: 'Données — 每日 "quoted", (x)' }])).toMatch(pattern);
+    expect('</news/a>; rel="next"').not.toMatch(pattern);
   });
 });
