@@ -52,7 +52,7 @@ const SourcesHeaders = z.object({
       examples: [
         formatSourcesLink([
           { url: '/docs/api', title: 'The community data API: Limits' },
-          { url: '/news/community-data-api', title: 'Our daily statistics are now a public API' },
+          { url: '/news/community-data-api', title: 'A free API for our daily market data' },
         ])!,
       ],
     }),

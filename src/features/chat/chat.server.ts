@@ -174,13 +174,15 @@ function replyStream(reply: PreparedReply, signal: AbortSignal, stop: AbortContr
   const encoder = new TextEncoder();
   const sent = { pieces: 0, chars: 0 };
   let ended = false;
-  const stoppedEarly = (reason: string) => {
+  // Behind the edge, a client that hangs up is seen as the reader cancelling (Astro's Node
+  // adapter cancels the body on close) or as the request's signal aborting, whichever comes first.
+  const stoppedEarly = () => {
     if (ended) return;
     ended = true;
-    services.log.info({ assistant: reply.assistant, sources: reply.sources.length, ...sent, reason }, 'chat reply stopped early');
+    services.log.info({ assistant: reply.assistant, sources: reply.sources.length, ...sent }, 'chat reply stopped early');
   };
   const finish = (controller: ReadableStreamDefaultController<Uint8Array>) => {
-    if (signal.aborted) stoppedEarly('the client went away');
+    if (signal.aborted) stoppedEarly();
     ended = true;
     try {
       controller.close();
@@ -209,8 +211,7 @@ function replyStream(reply: PreparedReply, signal: AbortSignal, stop: AbortContr
         }
       },
       cancel(reason) {
-        // Before `stop` aborts, an aborted signal means the request itself was.
-        stoppedEarly(signal.aborted ? 'the client went away' : 'the reader cancelled the reply');
+        stoppedEarly();
         stop.abort(reason);
         // Lets the generator run its cleanup (closing an upstream stream) once it is idle.
         void reply.pieces.return(undefined).catch(() => {});

