@@ -45,8 +45,13 @@ export function settledThrough(nowMs: number): string {
   return formatDay(lastSettledDay(nowMs));
 }
 
-/** Epoch days of `range` for which `present` (YYYY-MM-DD, any order) has no record, ascending. */
-export function missingDaysOf(range: DateRange, present: Iterable<string>): number[] {
+/**
+ * Epoch days of `range` without a record among `present`: distinct YYYY-MM-DD days inside the
+ * range, as the handler reads them (primary key, bounded by the range), in any order. A complete
+ * range, the common case for settled ones, is recognised by its count without parsing a day.
+ */
+export function missingDaysOf(range: DateRange, present: readonly string[]): number[] {
+  if (present.length === range.days) return [];
   const have = new Set<number>();
   for (const day of present) have.add(parseDay(day));
   const missing: number[] = [];
@@ -63,7 +68,7 @@ export function formatDayRuns(days: readonly number[]): string | undefined {
 }
 
 /** The two headers of a response answering `range` with the records of `present` days. */
-export function settlementHeaders(range: DateRange, present: Iterable<string>, nowMs: number): Record<string, string> {
+export function settlementHeaders(range: DateRange, present: readonly string[], nowMs: number): Record<string, string> {
   const missing = formatDayRuns(missingDaysOf(range, present));
   return { [SETTLED_THROUGH_HEADER]: settledThrough(nowMs), ...(missing === undefined ? {} : { [MISSING_DAYS_HEADER]: missing }) };
 }
