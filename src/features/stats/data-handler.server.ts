@@ -26,7 +26,7 @@ const READ_DEADLINE_MS = 4_000;
 
 
 export interface HandleDataOptions {
-  /** Clock for the cache policy (tests pin it). */
+  /** Clock for the cache policy and the settled day (tests pin it). */
   now?: () => number;
 }
 
