@@ -1,7 +1,9 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
+import { createOpenApiDocument } from '../../../src/api-docs/document.ts';
 import { ConfigError, loadConfig } from '../../../src/app/config.ts';
+import { ContactDelivery } from '../../../src/features/contact/contact.ts';
 import { webhookId, webhookSigner, WebhookSecret } from '../../../src/features/contact/webhook-signing.ts';
 
 const secretOf = (bytes: number) => `whsec_${randomBytes(bytes).toString('base64')}`;
@@ -79,5 +81,21 @@ describe('webhookSigner', () => {
     expect(() => new Webhook(SECRET).verify(body.replace('Ada', 'Eve'), { ...headers })).toThrow('No matching signature found');
     expect(() => new Webhook(SECRET).verify(body, { ...headers, 'webhook-id': 'contact-submission-8' })).toThrow('No matching signature found');
     expect(() => new Webhook(SECRET).verify(body, { ...sign('contact-submission-7', nowMs - 6 * 60_000, body) })).toThrow('Message timestamp too old');
+  });
+});
+
+describe('the OpenAPI document', () => {
+  it('describes the delivery as an OpenAPI 3.1 webhook: body, idempotency and the three signature headers', () => {
+    const document = JSON.parse(JSON.stringify(createOpenApiDocument({ siteName: 'Test', siteUrl: 'https://site.example' }))) as {
+      webhooks: Record<string, { post: { parameters: Array<{ name: string; in: string; required?: boolean }>; requestBody: { content: Record<string, { example: unknown }> } } }>;
+    };
+    const { post } = document.webhooks['contactSubmission']!;
+    expect(post.parameters.map((p) => [p.in, p.name, p.required ?? false])).toEqual([
+      ['header', 'Idempotency-Key', true],
+      ['header', 'webhook-id', false],
+      ['header', 'webhook-timestamp', false],
+      ['header', 'webhook-signature', false],
+    ]);
+    expect(ContactDelivery.safeParse(post.requestBody.content['application/json']!.example).success).toBe(true);
   });
 });
