@@ -6,11 +6,11 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startOutbox } from '../../jobs/outbox.ts';
 import { storeSubmission } from '../../src/features/contact/contact.server.ts';
 import { deliverPending } from '../../src/features/contact/outbox.server.ts';
-import { ENGINES, openTestDb, testServices, validPayload, type TestDb } from './contact-fixtures.ts';
+import { ENGINES, testServices, useTestDb, validPayload } from './contact-fixtures.ts';
 
 const secretOf = () => `whsec_${randomBytes(32).toString('base64')}`;
 
@@ -58,18 +58,12 @@ class VerifyingReceiver {
 }
 
 describe.each(ENGINES)('signed contact webhooks on %s', (engine) => {
-  let db: TestDb;
+  const suite = useTestDb(engine);
   let secret: string;
   let receiver: VerifyingReceiver;
 
-  beforeAll(async () => {
-    db = await openTestDb(engine);
-  });
-  afterAll(async () => {
-    await db?.dispose();
-  });
   beforeEach(async () => {
-    await db.handle.db.deleteFrom('contact_submission').execute();
+    await suite.db.handle.db.deleteFrom('contact_submission').execute();
     secret = secretOf();
     receiver = await new VerifyingReceiver(secret).start();
   });
@@ -79,12 +73,12 @@ describe.each(ENGINES)('signed contact webhooks on %s', (engine) => {
 
   // Receivers check webhook-timestamp against their own clock (5 minutes either way), so the
   // outbox's clock starts at the real time here.
-  const queue = async () => (await storeSubmission(db.handle, validPayload, { webhookEnabled: true, now: Date.now() })).id;
-  const row = (id: number) => db.handle.db.selectFrom('contact_submission').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  const queue = async () => (await storeSubmission(suite.db.handle, validPayload, { webhookEnabled: true, now: Date.now() })).id;
+  const row = (id: number) => suite.db.handle.db.selectFrom('contact_submission').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
   it('signs a delivery so that a receiver verifying with standardwebhooks accepts it', async () => {
     const id = await queue();
-    expect(await deliverPending({ db: db.handle, webhookUrl: receiver.url, signingSecret: secret })).toEqual({ delivered: 1, failed: 0 });
+    expect(await deliverPending({ db: suite.db.handle, webhookUrl: receiver.url, signingSecret: secret })).toEqual({ delivered: 1, failed: 0 });
     const [delivery] = receiver.deliveries;
     expect(delivery!.verified).toEqual({ ok: true, payload: expect.objectContaining({ type: 'contact_submission', id, work_email: validPayload.work_email }) });
     expect(delivery!.headers).toMatchObject({
@@ -100,7 +94,7 @@ describe.each(ENGINES)('signed contact webhooks on %s', (engine) => {
     const id = await queue();
     receiver.failFirst = 2;
     let clock = Math.ceil(Date.now() / 1000) * 1000; // a whole second (and not before the submission), so the delays show whole in the header
-    const deps = { db: db.handle, webhookUrl: receiver.url, signingSecret: secret, now: () => clock, random: () => 0.5 };
+    const deps = { db: suite.db.handle, webhookUrl: receiver.url, signingSecret: secret, now: () => clock, random: () => 0.5 };
     expect(await deliverPending(deps)).toEqual({ delivered: 0, failed: 1 });
     clock += 22_500; // the first retry's delay with random() = 0.5 (retry-backoff.ts)
     expect(await deliverPending(deps)).toEqual({ delivered: 0, failed: 1 });
@@ -117,21 +111,21 @@ describe.each(ENGINES)('signed contact webhooks on %s', (engine) => {
 
   it('fails verification at a receiver holding another secret: the delivery is refused and stays pending', async () => {
     const id = await queue();
-    expect(await deliverPending({ db: db.handle, webhookUrl: receiver.url, signingSecret: secretOf() })).toEqual({ delivered: 0, failed: 1 });
+    expect(await deliverPending({ db: suite.db.handle, webhookUrl: receiver.url, signingSecret: secretOf() })).toEqual({ delivered: 0, failed: 1 });
     expect(receiver.deliveries.map((d) => d.verified)).toEqual([{ ok: false, error: 'No matching signature found' }]);
     expect(await row(id)).toMatchObject({ delivery_status: 'pending', last_error: 'HTTP 401 Unauthorized' });
   });
 
   it('sends no signature headers without a secret, and the verifying receiver refuses the delivery', async () => {
     await queue();
-    expect(await deliverPending({ db: db.handle, webhookUrl: receiver.url })).toEqual({ delivered: 0, failed: 1 });
+    expect(await deliverPending({ db: suite.db.handle, webhookUrl: receiver.url })).toEqual({ delivered: 0, failed: 1 });
     const [delivery] = receiver.deliveries;
     expect(Object.keys(delivery!.headers).filter((name) => name.startsWith('webhook-'))).toEqual([]);
     expect(delivery!.verified).toEqual({ ok: false, error: 'Missing required headers' });
   });
 
   it('signs with CONTACT_WEBHOOK_SECRET when the server runs the outbox', async () => {
-    const services = testServices(db.handle, { CONTACT_WEBHOOK_URL: receiver.url, CONTACT_WEBHOOK_SECRET: secret });
+    const services = testServices(suite.db.handle, { CONTACT_WEBHOOK_URL: receiver.url, CONTACT_WEBHOOK_SECRET: secret });
     const id = await queue();
     const outbox = startOutbox({ services, intervalMs: 20 });
     try {
