@@ -72,9 +72,10 @@ export async function deliverPending(deps: OutboxDeps, options: DeliverOptions =
   const leaseMs = options.leaseMs ?? requestTimeoutMs + 60_000;
   const result: DeliverResult = { delivered: 0, failed: 0 };
   const { db } = deps.db;
-  const sign = deps.signingSecret === undefined ? undefined : webhookSigner(deps.signingSecret);
 
   try {
+    // Inside the try: a secret that bypassed the configuration's check stops the run, reported, not thrown.
+    const sign = deps.signingSecret === undefined ? undefined : webhookSigner(deps.signingSecret);
     const due = await db
       .selectFrom('contact_submission')
       .selectAll()
