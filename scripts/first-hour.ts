@@ -139,6 +139,12 @@ export const EXPECTATIONS: Expectation[] = [
       return `2025.csv does not start with the CSV header: ${JSON.stringify(csv.slice(0, 80))}`;
     }),
   },
+  {
+    command: /^npm run contact:erase -- --email Ada@Example\.com$/,
+    how: 'run',
+    // Runs after "Try it" submitted ada@example.com to the demo: at least that one goes.
+    check: all(ok, (r) => (/^erased [1-9]\d* submissions? and 0 pending webhook deliveries of Ada@Example\.com \(address matched case-insensitively\) from sqlite:/m.test(r.stdout) ? undefined : `unexpected output: ${r.stdout.slice(-200)}`)),
+  },
   { command: /--base-url https:\/\/data\.example /, how: { skip: 'https://data.example is a placeholder (the .example domain is reserved, RFC 2606): there is no server to fetch from' } },
 ];
 

@@ -10,6 +10,7 @@ import { ChatRequest } from '../features/chat/chat-request.ts';
 import { sendChatMessage } from '../features/chat/chat.openapi.ts';
 import { ContactPayload } from '../features/contact/contact.ts';
 import { submitContact } from '../features/contact/contact.openapi.ts';
+import { contactSubmissionWebhook } from '../features/contact/contact-webhook.openapi.ts';
 import { listNews } from '../features/news/news.openapi.ts';
 import { NewsArticle } from '../features/news/schema.ts';
 import { SellersDocument } from '../features/sellers/schema.ts';
@@ -70,6 +71,8 @@ export function createOpenApiDocument(options: OpenApiOptions): OpenApiDocument 
       [PATHS.healthz]: { servers: [site], get: getLiveness() },
       [PATHS.readyz]: { servers: [site], get: getReadiness() },
     },
+    // What this service sends: OpenAPI 3.1 webhooks (section 4.8.1).
+    webhooks: { contactSubmission: contactSubmissionWebhook() },
     // Named components. Registered here rather than with `.meta({ id })` in the feature files,
     // which would change what z.toJSONSchema gives their other users. Nested schemas (Seller,
     // DataRecord, ChatMessage...) stay inline under their JSON Schema `title`; Problem and

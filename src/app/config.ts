@@ -6,6 +6,7 @@
 import { validate as validCron } from 'node-cron';
 import { z } from 'zod';
 import type { TrustProxy } from '../features/ratelimit/client-key.ts';
+import { WebhookSecret } from '../features/contact/webhook-signing.ts';
 import { redactUrl, redactUrlsIn } from '../lib/redact-url.ts';
 import { bool, databaseUrl, DEFAULT_DATABASE_URL, httpUrlWithoutCredentials, list, llmBaseUrl, origin, parseOrigin, positiveInt, trustProxy } from './config-values.ts';
 
@@ -70,6 +71,10 @@ export const EnvSchema = z.object({
     'an http(s) URL',
     'fetch refuses them, and the delivery error stored with each submission would repeat the URL; use a secret path or query token instead',
   ).optional(),
+  /** Standard Webhooks secret (`whsec_<base64>`): sign each outbox delivery; unset sends unsigned ones. */
+  CONTACT_WEBHOOK_SECRET: WebhookSecret.optional(),
+  /** Delete contact submissions older than this many days, daily; unset keeps them forever. */
+  CONTACT_RETENTION_DAYS: positiveInt.max(36_500, 'must be at most 36500 (100 years)').optional(),
   /** Run the scheduled jobs in this process (set false on instances that should only serve). */
   JOBS_ENABLED: bool('JOBS_ENABLED').default(true),
 });
