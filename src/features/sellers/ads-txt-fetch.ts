@@ -22,8 +22,8 @@ export type FetchOutcome =
   | { kind: 'file'; text: string; url: string }
   /** The site answered, without a usable file: a mismatch. */
   | { kind: 'missing'; reason: string }
-  /** Nothing usable came back (network, timeout, 5xx): cannot tell. */
-  | { kind: 'unreachable'; reason: string };
+  /** Nothing usable came back (network, timeout, 5xx): cannot tell. `network`: no HTTP answer at all. */
+  | { kind: 'unreachable'; reason: string; network?: boolean };
 
 export interface FetchOptions {
   timeoutMs: number;
@@ -81,7 +81,7 @@ async function fetchFrom(start: URL, rootDomain: string, options: FetchOptions):
         headers: { accept: 'text/plain' },
       });
     } catch (error) {
-      return { kind: 'unreachable', reason: `${url.href}: ${networkReason(error, options.timeoutMs)}` };
+      return { kind: 'unreachable', reason: `${url.href}: ${networkReason(error, options.timeoutMs)}`, network: true };
     }
     if (REDIRECTS.has(response.status)) {
       await response.body?.cancel();
@@ -121,11 +121,11 @@ async function fetchFrom(start: URL, rootDomain: string, options: FetchOptions):
   return { kind: 'missing', reason: `more than ${MAX_REDIRECTS} redirects from ${start.href}` };
 }
 
-/** `https://<domain>/<file>`, then `http://` if HTTPS could not be reached. */
+/** `https://<domain>/<file>`, then `http://` if HTTPS gave no HTTP answer at all. */
 export async function fetchAdsFile(domain: string, file: 'ads.txt' | 'app-ads.txt', options: FetchOptions): Promise<FetchOutcome> {
   const root = rootDomainOf(domain) ?? domain;
   const secure = await fetchFrom(new URL(`https://${domain}/${file}`), root, options);
-  if (secure.kind !== 'unreachable') return secure;
+  if (secure.kind !== 'unreachable' || secure.network !== true) return secure;
   const plain = await fetchFrom(new URL(`http://${domain}/${file}`), root, options);
   if (plain.kind !== 'unreachable') return plain;
   // The same failure both ways (an unknown host, above all) is said once.
