@@ -63,6 +63,10 @@ describe('the build, for each published article', () => {
     expect(metaContent(html, 'article:published_time')).toBe(article.createdAt);
   });
 
+  it('has the news section picture, for articles beyond the newest ones, as a 1200x630 PNG', () => {
+    expect(pngHeader(readFileSync(join(CLIENT, 'news', 'og.png')))).toEqual({ width: 1200, height: 630 });
+  });
+
   it.each(articles.map((a) => [a.id, a] as const))('%s: og.png is a 1200x630 PNG', (id) => {
     expect(pngHeader(readFileSync(join(CLIENT, 'news', id, 'og.png')))).toEqual({ width: 1200, height: 630 });
   });

@@ -135,7 +135,7 @@ describe('sellers:verify against fixture sites', () => {
   });
 
   it('refuses the wrong relationship for the seller type', () => {
-    expect(all.lines['int-1']).toMatch(/^mismatch {5}int-1 {2}wrongrel\.example {2}ads\.txt: line 1 lists int-1 as DIRECT; a INTERMEDIARY seller must be RESELLER; app-ads\.txt: no file at https:\/\/wrongrel\.example\/app-ads\.txt \(HTTP 404\)$/);
+    expect(all.lines['int-1']).toMatch(/^mismatch {5}int-1 {2}wrongrel\.example {2}ads\.txt: line 1 lists int-1 as DIRECT; seller_type INTERMEDIARY must be listed RESELLER; app-ads\.txt: no file at https:\/\/wrongrel\.example\/app-ads\.txt \(HTTP 404\)$/);
   });
 
   it('falls back to app-ads.txt, and accepts either relationship for BOTH', () => {

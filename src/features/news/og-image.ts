@@ -32,7 +32,7 @@ interface Node {
   props: { style?: Record<string, string | number>; children?: string | Node | Array<string | Node> };
 }
 
-const el = (type: string, style: Record<string, string | number>, children?: Node['props']['children']): Node => ({ type, props: { style, children } });
+const el = (type: string, style: Record<string, string | number>, children: NonNullable<Node['props']['children']>): Node => ({ type, props: { style, children } });
 
 /** Cut `text` at a word boundary so a long heading keeps its room for the footer. */
 export function clip(text: string, max: number): string {
@@ -94,14 +94,15 @@ function renderer(): Promise<Renderer> {
 }
 
 /** The PNG bytes of an article's preview picture. */
-export async function renderOgImage(text: OgImageText): Promise<Uint8Array> {
+export async function renderOgImage(text: OgImageText): Promise<Uint8Array<ArrayBuffer>> {
   const { fonts } = await renderer();
   const svg = await satori(ogImageTree(text) as unknown as Parameters<typeof satori>[0], { width: OG_IMAGE_WIDTH, height: OG_IMAGE_HEIGHT, fonts });
   const resvg = new Resvg(svg, { fitTo: { mode: 'original' }, font: { loadSystemFonts: false } });
   try {
     const image = resvg.render();
     try {
-      return image.asPng();
+      // A copy on its own ArrayBuffer, outside the WebAssembly memory freed below.
+      return new Uint8Array(image.asPng());
     } finally {
       image.free();
     }

@@ -111,7 +111,7 @@ export function matchSeller(file: AdsTxtFile, adSystemDomain: string, seller: Se
     const found = sameId[0]!; // length checked
     return {
       ok: false,
-      reason: `line ${found.line} lists ${seller.seller_id} as ${found.relationship}; a ${seller.seller_type} seller must be ${accepted.join(' or ')}`,
+      reason: `line ${found.line} lists ${seller.seller_id} as ${found.relationship}; seller_type ${seller.seller_type} must be listed ${accepted.join(' or ')}`,
     };
   }
   const otherCase = ours.find((record) => record.accountId.toLowerCase() === seller.seller_id.toLowerCase());

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { articleLastmods, articleMeta, newsArticleJsonLd, serializeJsonLd } from '../../../src/features/news/article-meta.ts';
+import { OG_IMAGE_ARTICLES, articleLastmods, articleMeta, newsArticleJsonLd, ownOgImageIds, serializeJsonLd } from '../../../src/features/news/article-meta.ts';
 import { clip, ogImageTree, renderOgImage } from '../../../src/features/news/og-image.ts';
 import type { NewsFrontmatter } from '../../../src/features/news/schema.ts';
 
@@ -37,6 +37,18 @@ describe('newsArticleJsonLd and articleMeta', () => {
       publisher: { '@type': 'Organization', name: 'Meridian', url: `${SITE}/` },
       mainEntityOfPage: { '@type': 'WebPage', '@id': `${SITE}/news/q1-report/` },
     });
+  });
+});
+
+describe('ownOgImageIds', () => {
+  it('gives the newest OG_IMAGE_ARTICLES their own picture, the others the news section picture', () => {
+    const entries = Array.from({ length: OG_IMAGE_ARTICLES + 2 }, (_, i) => entry(`a-${i}`, {}));
+    const own = ownOgImageIds(entries);
+    expect(own.size).toBe(OG_IMAGE_ARTICLES);
+    expect(own.has('a-0')).toBe(true);
+    expect(own.has(`a-${OG_IMAGE_ARTICLES}`)).toBe(false);
+    expect(articleMeta(entries[OG_IMAGE_ARTICLES]!, SITE, false).image.url).toBe(`${SITE}/news/og.png`);
+    expect(newsArticleJsonLd(entries[OG_IMAGE_ARTICLES]!, SITE, 'M', false)['image']).toEqual([`${SITE}/news/og.png`]);
   });
 });
 

@@ -66,11 +66,11 @@ describe('matchSeller', () => {
   it('refuses the wrong relationship, saying which is expected', () => {
     expect(matchSeller(file, US, { seller_id: 'pub-1001', seller_type: 'INTERMEDIARY' })).toEqual({
       ok: false,
-      reason: 'line 1 lists pub-1001 as DIRECT; a INTERMEDIARY seller must be RESELLER',
+      reason: 'line 1 lists pub-1001 as DIRECT; seller_type INTERMEDIARY must be listed RESELLER',
     });
     expect(matchSeller(file, US, { seller_id: 'int-2001', seller_type: 'PUBLISHER' })).toEqual({
       ok: false,
-      reason: 'line 2 lists int-2001 as RESELLER; a PUBLISHER seller must be DIRECT',
+      reason: 'line 2 lists int-2001 as RESELLER; seller_type PUBLISHER must be listed DIRECT',
     });
   });
 

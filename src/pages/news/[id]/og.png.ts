@@ -1,12 +1,13 @@
 /**
- * `/news/<id>/og.png`: each published article's link-preview picture (og:image), rendered once at
+ * `/news/<id>/og.png`: the link-preview picture (og:image) of each of the newest published
+ * articles (OG_IMAGE_ARTICLES in article-meta.ts; older ones use /news/og.png), rendered once at
  * build time (prerendered, so `astro build` writes the PNG files and the server never runs this).
  * Drawing: src/features/news/og-image.ts.
  */
 import type { APIRoute, GetStaticPaths } from 'astro';
 import { getCollection, type CollectionEntry } from 'astro:content';
 import { SITE_NAME } from '../../../components/site.ts';
-import { OG_IMAGE_TYPE } from '../../../features/news/article-meta.ts';
+import { OG_IMAGE_TYPE, ownOgImageIds } from '../../../features/news/article-meta.ts';
 import { newestFirst, publishedEntries } from '../../../features/news/news-list.ts';
 import { renderOgImage } from '../../../features/news/og-image.ts';
 import { formatDate } from '../../../lib/calendar.ts';
@@ -17,7 +18,8 @@ export const getStaticPaths = (async () => {
   const all = await getCollection('news');
   // As the article pages: drafts get a picture in `astro dev` only.
   const entries = import.meta.env.DEV ? newestFirst(all) : publishedEntries(all);
-  return entries.map((entry) => ({ params: { id: entry.id }, props: { entry } }));
+  const own = ownOgImageIds(entries);
+  return entries.filter((entry) => own.has(entry.id)).map((entry) => ({ params: { id: entry.id }, props: { entry } }));
 }) satisfies GetStaticPaths;
 
 export const GET: APIRoute<{ entry: CollectionEntry<'news'> }> = async ({ props }) => {
