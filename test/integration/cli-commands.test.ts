@@ -36,6 +36,7 @@ const COMMANDS = [
   'jobs/cli/events-import.ts',
   'jobs/cli/migrate.ts',
   'jobs/cli/news-new.ts',
+  'jobs/cli/sellers-verify.ts',
   'jobs/cli/seed.ts',
   'jobs/cli/stats-materialize.ts',
   'deploy/render-nginx.ts',
