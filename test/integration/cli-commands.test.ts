@@ -30,6 +30,7 @@ async function command(script: string, args: string[], env: Record<string, strin
 }
 
 const COMMANDS = [
+  'jobs/cli/api-keys.ts',
   'jobs/cli/contact-export.ts',
   'jobs/cli/data-fetch.ts',
   'jobs/cli/events-import.ts',
