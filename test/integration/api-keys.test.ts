@@ -131,8 +131,12 @@ describe('API keys with the Redis store', () => {
   it('keeps each key\'s quotas and the 304 refund in Redis, shared by two instances', async () => {
     const url = tempSqliteUrl();
     const { token } = await createKey(url, '--minute', '10', '--day', '4');
-    const env = { DATABASE_URL: url, REDIS_URL: testRedisUrl(), REDIS_KEY_PREFIX: `keys-${randomBytes(4).toString('hex')}:` };
+    // A generous command timeout: on a loaded machine a slow answer would otherwise count as an
+    // outage and the instances would fall back to their own memory (the store's promise).
+    const env = { DATABASE_URL: url, REDIS_URL: testRedisUrl(), REDIS_KEY_PREFIX: `keys-${randomBytes(4).toString('hex')}:`, REDIS_TIMEOUT_MS: '5000' };
     const [a, b] = [await boot(env), await boot(env)];
+    // Anonymous requests first: each instance connects to Redis before the key's requests.
+    for (const server of [a, b]) expect((await get(server)).status).toBe(200);
     const first = await get(a, token);
     expect(figures(first)).toEqual({ status: 200, minute: '9', day: '3' });
     const etag = first.headers.get('etag')!;
