@@ -94,7 +94,7 @@ export type Problem = z.infer<typeof Problem>;
 export const DataError = z
   .object({
     code: z.string().meta({
-      description: "`SVC1005`: a request parameter is invalid; `SVC1010`: rate limit or daily quota exceeded. Other statuses (404, 405, 431, 500, 503) carry the site interface's codes.",
+      description: "`SVC1005`: a request parameter is invalid; `SVC1010`: rate limit or daily quota exceeded. Other statuses (401, 404, 405, 431, 500, 503) carry the site interface's codes.",
       examples: ['SVC1005'],
     }),
     message: z.string().meta({
