@@ -124,7 +124,7 @@ export const EXPECTATIONS: Expectation[] = [
     command: /^curl -i 'http:\/\/127\.0\.0\.1:4321\/api\/v1\/public\/data\?startDate=2026-01-01&endDate=2026-01-31'$/,
     how: 'run',
     check: all(ok, (r) => (/^HTTP\/1\.1 200 /.test(r.stdout) ? undefined : `status line ${r.stdout.split('\r\n')[0]}`), (r) => {
-      const missing = ['x-ratelimit-remaining', 'x-ratelimit-reset', 'x-daily-quota-remaining'].filter((h) => !r.stdout.toLowerCase().includes(`\r\n${h}:`));
+      const missing = ['x-ratelimit-remaining', 'x-ratelimit-reset', 'x-daily-quota-remaining', 'x-data-settled-through'].filter((h) => !r.stdout.toLowerCase().includes(`\r\n${h}:`));
       return missing.length === 0 ? undefined : `headers missing: ${missing.join(', ')}`;
     }, (r) => (r.stdout.includes('"status":"Success"') ? undefined : `body: ${r.stdout.slice(-200)}`)),
   },
