@@ -21,6 +21,7 @@ import { DataError, Problem } from '../lib/http-error.ts';
 import { PATHS } from '../lib/paths.ts';
 import { API_VERSION, apiContext, type OpenApiOptions } from './context.ts';
 import { getLiveness, getOpenApiDocument, getReadiness } from './operations.openapi.ts';
+import { API_KEY_SCHEME } from './responses.ts';
 
 export { API_VERSION, type OpenApiOptions };
 
@@ -53,7 +54,7 @@ export function createOpenApiDocument(options: OpenApiOptions): OpenApiDocument 
         'Every data response carries X-RateLimit-Remaining, X-RateLimit-Reset and X-Daily-Quota-Remaining; its 429 adds Retry-After. ' +
         'Refusals made before rate limiting carry neither: 431 (request line and headers over 16 KiB) and 405 to a method the server does not know. ' +
         'Every response but a 431 carries X-Request-Id; quote it when reporting a problem. ' +
-        'No operation needs credentials.',
+        'No operation needs credentials; the community data interface optionally takes an API key (`Authorization: Bearer ...`) whose own, higher limits then apply.',
     },
     servers: [site, data],
     tags: [
@@ -77,6 +78,9 @@ export function createOpenApiDocument(options: OpenApiOptions): OpenApiDocument 
     // which would change what z.toJSONSchema gives their other users. Nested schemas (Seller,
     // DataRecord, ChatMessage...) stay inline under their JSON Schema `title`; Problem and
     // DataError are used through per-status copies and listed whole for reference.
-    components: { schemas: { NewsArticle, ContactPayload, ChatRequest, SellersDocument, DataResponse, Problem, DataError } },
+    components: {
+      schemas: { NewsArticle, ContactPayload, ChatRequest, SellersDocument, DataResponse, Problem, DataError },
+      securitySchemes: { apiKey: API_KEY_SCHEME },
+    },
   });
 }

@@ -59,14 +59,14 @@ export async function createApp(config: Config, log: Logger): Promise<AppHandle>
     return services;
   };
 
-  const limiter = createEdgeLimiter(config, log);
+  const limiter = createEdgeLimiter(config, log, { db: handle });
   const edge = createEdge({
     log,
     astro,
     statics,
     cache,
     limiter,
-    clientKey: (req) => clientKeyOf(req.socket.remoteAddress, req.headers, config.TRUST_PROXY),
+    clientKey: (req) => clientKeyOf(req.socket.remoteAddress, req.headers, config.TRUST_PROXY, config.RATE_LIMIT_IPV6_PREFIX),
     allowedOrigins: () => running().config.ALLOWED_ORIGINS,
     https: config.SITE_URL.startsWith('https:'),
     siteHost: () => siteHost,

@@ -18,6 +18,8 @@ export const EXPOSED_HEADERS = [
   'RateLimit-Remaining',
   'RateLimit-Reset',
   'RateLimit-Policy',
+  // The current draft's live field (draft-ietf-httpapi-ratelimit-headers-10), when RATE_LIMIT_DRAFT_HEADERS is on.
+  'RateLimit',
   'Retry-After',
   'X-RateLimit-Scope',
   'X-RateLimit-Remaining',

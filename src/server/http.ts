@@ -4,7 +4,7 @@
  * headers, body-size limits, prebuilt files and cached GET responses served from memory) and
  * knows no route's logic: only policies by path and the standard caching headers endpoints set.
  */
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { corsHeaders, EXPOSED_HEADERS } from '../lib/cors.ts';
 import { HttpError, renderError, toHttpError } from '../lib/http-error.ts';
@@ -26,13 +26,15 @@ export type AstroHandler = (req: IncomingMessage, res: ServerResponse, next: (er
 
 /** What the edge asks the rate limiter for a request of a limited route. */
 export interface EdgeLimiter {
-  check(rateClass: RateClass, clientKey: string): Promise<LimitOutcome>;
+  check(rateClass: RateClass, clientKey: string, headers: IncomingHttpHeaders): Promise<LimitOutcome>;
 }
 export interface LimitOutcome {
   /** Headers every response of this request carries (RateLimit-*, X-RateLimit-*). */
   headers: Record<string, string>;
   /** Present when the request is refused; rendered as 429 before any other work. */
   refused?: HttpError;
+  /** Called with the status just before the response head goes out; returns headers to replace (a 304 gives its day unit back). */
+  settle?: (status: number) => Record<string, string> | undefined;
 }
 
 export interface EdgeDeps {
@@ -61,6 +63,15 @@ const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 
 
 function socketKey(req: IncomingMessage): string {
   return req.socket.remoteAddress ?? 'unknown';
+}
+
+/** Let the limiter see the final status before the head is written (every path, implicit or explicit, goes through writeHead). */
+function settleOnWriteHead(res: ServerResponse, settle: (status: number) => Record<string, string> | undefined): void {
+  const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
+  res.writeHead = ((status: number, ...rest: unknown[]) => {
+    for (const [name, value] of Object.entries(settle(status) ?? {})) res.setHeader(name, value);
+    return writeHead(status, ...rest);
+  }) as typeof res.writeHead;
 }
 
 export interface Edge {
@@ -145,9 +156,10 @@ export function createEdge(deps: EdgeDeps): Edge {
     // Limits come first so that a refused request costs no body parsing, database or assistant.
     const rateClass = limiter ? route.rate(method) : null;
     if (limiter && rateClass) {
-      const outcome = await limiter.check(rateClass, clientKey);
+      const outcome = await limiter.check(rateClass, clientKey, req.headers);
       for (const [name, value] of Object.entries(outcome.headers)) res.setHeader(name, value);
       if (outcome.refused) return sendError(res, route, outcome.refused);
+      if (outcome.settle) settleOnWriteHead(res, outcome.settle);
     }
     if (route.kind === 'hidden') return sendError(res, route, new HttpError(404, 'not_found', { detail: `Nothing is served at ${pathname}.` }));
 

@@ -208,7 +208,7 @@ describe('OPTIONS /api/chat (CORS preflight)', () => {
         "access-control-allow-headers": "content-type",
         "access-control-allow-methods": "POST",
         "access-control-allow-origin": "https://partner.test",
-        "access-control-expose-headers": "RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy, Retry-After, X-RateLimit-Scope, X-RateLimit-Remaining, X-RateLimit-Reset, X-Daily-Quota-Remaining, X-Request-Id, ETag, Date, Link, X-Data-Settled-Through, X-Data-Missing-Days",
+        "access-control-expose-headers": "RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy, RateLimit, Retry-After, X-RateLimit-Scope, X-RateLimit-Remaining, X-RateLimit-Reset, X-Daily-Quota-Remaining, X-Request-Id, ETag, Date, Link, X-Data-Settled-Through, X-Data-Missing-Days",
         "access-control-max-age": "600",
         "allow": "OPTIONS, POST",
         "vary": "Origin",
