@@ -70,6 +70,11 @@ export const EnvSchema = z.object({
     'an http(s) URL',
     'fetch refuses them, and the delivery error stored with each submission would repeat the URL; use a secret path or query token instead',
   ).optional(),
+  /**
+   * Secret HMAC key that turns on the contact form's ALTCHA proof-of-work check (signs and
+   * verifies challenges); unset leaves it off. Never echoed.
+   */
+  CONTACT_ALTCHA_HMAC_KEY: z.string().min(32, 'must be at least 32 characters, e.g. the output of `openssl rand -hex 32`').optional(),
   /** Run the scheduled jobs in this process (set false on instances that should only serve). */
   JOBS_ENABLED: bool('JOBS_ENABLED').default(true),
 });
