@@ -22,8 +22,9 @@ type Widget = HTMLElementTagNameMap['altcha-widget'];
 
 async function loadWidget(host: HTMLElement): Promise<Widget | undefined> {
   const probe = await fetch(PATHS.contactChallenge, { headers: { accept: 'application/json' }, credentials: 'same-origin' });
-  // The challenge itself is not used: the widget fetches its own when it starts solving.
-  await probe.body?.cancel();
+  // The challenge itself is not used: the widget fetches its own when it starts solving. Read
+  // to the end (a few hundred bytes) rather than cancelled, which browsers report as a failure.
+  await probe.arrayBuffer();
   if (probe.status !== 200) return undefined;
   const [{ default: Pbkdf2Worker }, { default: stylesheet }] = await Promise.all([
     import('altcha/workers/pbkdf2?worker'),

@@ -13,7 +13,7 @@
 import type { FieldError } from '../../lib/field-error.ts';
 import { PATHS } from '../../lib/paths.ts';
 import { CONTACT_LIMITS, HONEYPOT_FIELD, PRIORITIES } from './contact.ts';
-import type { FormValues } from './contact-form.ts';
+import { describeRemaining, type FormValues } from './contact-form.ts';
 
 /** What the form shows. */
 export interface FormView {
@@ -183,7 +183,7 @@ export function renderContactForm(view: FormView = {}): string {
   const errorOf = (field: string) => view.errors?.find((e) => e.field === field)?.message;
   const messageValue = values.message ?? '';
   const counter =
-    `<p class="counter" aria-hidden="true" data-contact-counter>${MESSAGE_LIMIT} characters left</p>` +
+    `<p class="counter" aria-hidden="true" data-contact-counter>${describeRemaining(messageValue.length, CONTACT_LIMITS.messageChars)}</p>` +
     '<p class="visually-hidden" role="status" data-contact-counter-status></p>';
   const note = view.altcha
     ? '<noscript><p class="notice">This form checks that a person is sending it with a short computation that needs JavaScript, which is off or blocked in your browser. Please turn JavaScript on, or email us at the address beside the form.</p></noscript>'
@@ -202,7 +202,7 @@ export function renderContactForm(view: FormView = {}): string {
     // Honeypot: people never see or reach it; bots that fill every input do (contact.ts).
     `<div class="trap" aria-hidden="true"><label for="contact-website">Leave this empty</label><input id="contact-website" name="${HONEYPOT_FIELD}" type="text" class="form-control" tabindex="-1" autocomplete="off"></div>` +
     // Filled by the page's script when the proof-of-work check is on (altcha-widget.client.ts).
-    '<div class="altcha" data-contact-altcha hidden></div>' +
+    '<div class="contact-altcha" data-contact-altcha hidden></div>' +
     '<button type="submit" class="button" data-contact-submit>Send message</button>' +
     '</form>'
   );
