@@ -181,7 +181,7 @@ function withChallengeCodes(spec: ErrorSpec): ErrorSpec {
 /** The statuses a browser's form post can meet in the handler also come as the page (text/html). */
 function withHtml(responses: Record<string, ZodOpenApiResponseObject>): Record<string, ZodOpenApiResponseObject> {
   const out = { ...responses };
-  for (const status of ['400', '403', '502']) {
+  for (const status of ['400', '403', '413', '415', '502']) {
     const response = out[status];
     if (response) out[status] = { ...response, content: { ...response.content, ...HTML_PAGE } };
   }
