@@ -13,6 +13,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { Services } from '../../src/app/services.ts';
 import { issueChallenge } from '../../src/features/contact/altcha.server.ts';
 import { handleContact } from '../../src/features/contact/handle-contact.ts';
+import { startServer } from '../helpers/server.ts';
 import { ENGINES, countRows, json, testServices, useTestDb, validPayload } from './contact-fixtures.ts';
 
 const SITE = 'http://127.0.0.1:4321';
@@ -160,5 +161,18 @@ describe.each(ENGINES)('contact form posts and proof of work on %s', (engine) =>
       expect(left.map((r) => r.signature)).toContain('bb');
       expect(left).toHaveLength(2);
     });
+  });
+});
+
+describe('CONTACT_ALTCHA_HMAC_KEY at start-up', () => {
+  it('refuses a key too short to be a secret: exit 78, one line naming the variable, the value never echoed', async () => {
+    const short = 'tooshort-secret';
+    const failure = await startServer({ CONTACT_ALTCHA_HMAC_KEY: short }).then(
+      // Started after all: stop it, and the assertion below fails.
+      async (server) => void (await server.stop()),
+      (error: unknown) => String(error),
+    );
+    expect(failure).toMatch(/exited with 78[\s\S]*CONTACT_ALTCHA_HMAC_KEY: must be at least 32 characters/);
+    expect(failure).not.toContain(short);
   });
 });
