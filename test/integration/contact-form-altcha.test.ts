@@ -11,7 +11,7 @@ import { solveChallenge, type Challenge } from 'altcha-lib';
 import { deriveKey } from 'altcha-lib/algorithms/pbkdf2';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Services } from '../../src/app/services.ts';
-import { issueChallenge } from '../../src/features/contact/altcha.server.ts';
+import { handleChallenge, issueChallenge } from '../../src/features/contact/altcha.server.ts';
 import { handleContact } from '../../src/features/contact/handle-contact.ts';
 import { startServer } from '../helpers/server.ts';
 import { ENGINES, countRows, json, testServices, useTestDb, validPayload } from './contact-fixtures.ts';
@@ -174,5 +174,21 @@ describe('CONTACT_ALTCHA_HMAC_KEY at start-up', () => {
     );
     expect(failure).toMatch(/exited with 78[\s\S]*CONTACT_ALTCHA_HMAC_KEY: must be at least 32 characters/);
     expect(failure).not.toContain(short);
+  });
+});
+
+describe('GET and HEAD /api/contact/challenge', () => {
+  it('gives a signed challenge with an expiry when the check is on, only its status to HEAD, and 204 when off; never cached', async () => {
+    const issued = await handleChallenge(KEY);
+    expect(issued.status).toBe(200);
+    expect(issued.headers.get('cache-control')).toBe('no-store');
+    const challenge = (await issued.json()) as Challenge;
+    expect(challenge.parameters).toMatchObject({ algorithm: 'PBKDF2/SHA-256', keySignature: expect.stringMatching(/^[0-9a-f]+$/) });
+    expect(challenge.parameters.expiresAt! * 1000).toBeGreaterThan(Date.now() + 29 * 60_000);
+    expect(challenge.signature).toMatch(/^[0-9a-f]{64}$/);
+    const head = await handleChallenge(KEY, 'HEAD');
+    expect([head.status, await head.text()]).toEqual([200, '']);
+    const off = await handleChallenge(undefined);
+    expect([off.status, off.headers.get('cache-control'), await off.text()]).toEqual([204, 'no-store', '']);
   });
 });

@@ -1,6 +1,6 @@
 /**
- * The contact form's proof-of-work check in the browser: asks `GET /api/contact/challenge`
- * whether the check is on (200 with a challenge) or off (204), and only when it is on loads the
+ * The contact form's proof-of-work check in the browser: asks `HEAD /api/contact/challenge`
+ * whether the check is on (200) or off (204), and only when it is on loads the
  * `altcha` widget (v3) into the form's `data-contact-altcha` slot, so pages of a site that leaves
  * it off never download it.
  *
@@ -21,9 +21,10 @@ export interface AltchaCheck {
 type Widget = HTMLElementTagNameMap['altcha-widget'];
 
 async function loadWidget(host: HTMLElement): Promise<Widget | undefined> {
-  const probe = await fetch(PATHS.contactChallenge, { headers: { accept: 'application/json' }, credentials: 'same-origin' });
-  // The challenge itself is not used: the widget fetches its own when it starts solving. Read
-  // to the end (a few hundred bytes) rather than cancelled, which browsers report as a failure.
+  // HEAD: whether the check is on (200) or off (204), without the server deriving a challenge
+  // nobody solves; the widget GETs its own when it starts.
+  const probe = await fetch(PATHS.contactChallenge, { method: 'HEAD', credentials: 'same-origin' });
+  // Read to its (empty) end: a response left unread is reported as aborted by Chromium.
   await probe.arrayBuffer();
   if (probe.status !== 200) return undefined;
   const [{ default: Pbkdf2Worker }, { default: stylesheet }] = await Promise.all([

@@ -37,11 +37,16 @@ export function issueChallenge(hmacKey: string, now = Date.now()): Promise<Chall
   });
 }
 
-/** `GET /api/contact/challenge`: a fresh challenge, or 204 when the check is off. */
-export async function handleChallenge(hmacKey: string | undefined): Promise<Response> {
+/**
+ * `GET /api/contact/challenge`: a fresh challenge, or 204 when the check is off. HEAD answers
+ * the same status and headers without deriving a key (RFC 9110 section 9.3.2 lets it skip the
+ * content): the page asks with HEAD whether the check is on, and the widget then GETs its own.
+ */
+export async function handleChallenge(hmacKey: string | undefined, method = 'GET'): Promise<Response> {
   const headers = { 'cache-control': 'no-store' };
   if (hmacKey === undefined) return new Response(null, { status: 204, headers });
-  return new Response(JSON.stringify(await issueChallenge(hmacKey)), { status: 200, headers: { ...headers, 'content-type': 'application/json' } });
+  const body = method === 'HEAD' ? null : JSON.stringify(await issueChallenge(hmacKey));
+  return new Response(body, { status: 200, headers: { ...headers, 'content-type': 'application/json' } });
 }
 
 /** The solution in `value` (the `altcha` member or form field), decoded; throws the 400 otherwise. */

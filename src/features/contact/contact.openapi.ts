@@ -197,7 +197,7 @@ export function getContactChallenge(context: ApiContext): ZodOpenApiOperationObj
       'getContactChallenge',
       'Get a proof-of-work challenge for the contact form',
       `A fresh ALTCHA challenge (altcha-lib 2, PBKDF2/SHA-256), valid for ${ALTCHA_LIMITS.challengeTtlSeconds / 60} minutes, when the operator turned the contact form's proof-of-work check on; 204 when it is off. ` +
-        `Solve it with altcha-lib's solveChallenge and send base64(JSON.stringify({challenge, solution})) as \`${ALTCHA_FIELD}\` with ${PATHS.contact}. Never cached.`,
+        `Solve it with altcha-lib's solveChallenge and send base64(JSON.stringify({challenge, solution})) as \`${ALTCHA_FIELD}\` with ${PATHS.contact}. Never cached. HEAD answers the same status without a body: a cheap way to learn whether the check is on.`,
       context.policies.site,
     ),
     responses: {

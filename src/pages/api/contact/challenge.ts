@@ -10,5 +10,6 @@ import { PATHS } from '../../../lib/paths.ts';
 export const prerender = false;
 
 export const GET: APIRoute = ({ locals }) => handleChallenge(locals.services.config.CONTACT_ALTCHA_HMAC_KEY);
+export const HEAD: APIRoute = ({ locals }) => handleChallenge(locals.services.config.CONTACT_ALTCHA_HMAC_KEY, 'HEAD');
 export const ALL: APIRoute = ({ request }) =>
   errorResponse(new HttpError(405, 'method_not_allowed', { detail: `${request.method} is not supported here.`, resolution: 'Fetch a challenge with GET.', headers: { allow: 'GET, HEAD' } }), PATHS.contactChallenge);
