@@ -88,6 +88,16 @@ describe.each(ENGINES)('contact form posts and proof of work on %s', (engine) =>
       expect(await countRows(suite.db.handle)).toBe(0);
     });
 
+    it('falls back to the form alone when there is no build to take the page from', async () => {
+      const services = testServices(suite.db.handle, { DIST_DIR: '/nonexistent/dist' });
+      const response = await handleContact(formPost('name=Ada&work_email=ada%40example&priority=high'), services);
+      expect(response.status).toBe(400);
+      const html = await response.text();
+      expect(html).toMatch(/^<!doctype html>.*<title>Error: Contact<\/title>/);
+      expect(html).toContain('value="ada@example"');
+      expect(html).toContain('data-error-for="work_email">Work email must be an email address');
+    });
+
     it('says the check needs JavaScript when the proof of work is on, keeping what was typed', async () => {
       const response = await handleContact(formPost('name=Ada&work_email=ada%40example.com&priority=standard&message=Kept'), altcha);
       expect(response.status).toBe(400);

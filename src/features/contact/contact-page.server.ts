@@ -13,8 +13,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Services } from '../../app/services.ts';
 import type { FieldError } from '../../lib/field-error.ts';
-import { errorResponse, toHttpError, type HttpError } from '../../lib/http-error.ts';
-import { PATHS } from '../../lib/paths.ts';
+import { toHttpError, type HttpError } from '../../lib/http-error.ts';
 import { renderContactForm, type FormView } from './contact-form-html.ts';
 import { FORM_FIELDS, type FormValues } from './contact-form.ts';
 
@@ -51,8 +50,7 @@ export function contactPageWith(page: string, view: FormView): string {
   return html;
 }
 
-export async function contactPageResponse(distDir: string, view: FormView, status: number, headers: Record<string, string> = {}): Promise<Response> {
-  const html = contactPageWith(await builtContactPage(distDir), view);
+function pageResponse(html: string, status: number, headers: Record<string, string>): Response {
   return new Response(html, {
     status,
     headers: {
@@ -80,8 +78,7 @@ function problemOf(error: HttpError): NonNullable<FormView['problem']> {
 
 /**
  * The answer to a form posted by a browser that was not stored: the contact page with what was
- * typed and why it was refused, with the refusal's status (400 for invalid fields). Falls back
- * to the problem answer if the built page cannot be read.
+ * typed and why it was refused, with the refusal's status (400 for invalid fields).
  */
 export async function formPageResponse(services: Services, body: Record<string, unknown>, error: unknown): Promise<Response> {
   const httpError = toHttpError(error);
@@ -97,10 +94,14 @@ export async function formPageResponse(services: Services, body: Record<string, 
     altcha: services.config.CONTACT_ALTCHA_HMAC_KEY !== undefined,
     ...(errors.length > 0 ? { errors } : { problem: problemOf(httpError) }),
   };
+  let page: string;
   try {
-    return await contactPageResponse(services.config.DIST_DIR, view, httpError.status, httpError.headers);
+    page = contactPageWith(await builtContactPage(services.config.DIST_DIR), view);
   } catch (renderFailure) {
-    services.log.error({ err: renderFailure }, 'contact page not rendered');
-    return errorResponse(httpError, PATHS.contact);
+    // No build, or one of other code (`astro dev` next to an old ./dist): the form alone, unstyled
+    // but usable, rather than JSON a person cannot act on.
+    services.log.error({ err: renderFailure }, 'contact page not rendered from the build');
+    page = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Error: Contact</title></head><body><main>${renderContactForm(view)}</main></body></html>`;
   }
+  return pageResponse(page, httpError.status, httpError.headers);
 }
