@@ -9,7 +9,7 @@ import { createDocument } from 'zod-openapi';
 import { ChatRequest } from '../features/chat/chat-request.ts';
 import { sendChatMessage } from '../features/chat/chat.openapi.ts';
 import { ContactPayload } from '../features/contact/contact.ts';
-import { submitContact } from '../features/contact/contact.openapi.ts';
+import { getContactChallenge, submitContact } from '../features/contact/contact.openapi.ts';
 import { contactSubmissionWebhook } from '../features/contact/contact-webhook.openapi.ts';
 import { listNews } from '../features/news/news.openapi.ts';
 import { NewsArticle } from '../features/news/schema.ts';
@@ -26,7 +26,7 @@ import { API_KEY_SCHEME } from './responses.ts';
 export { API_VERSION, type OpenApiOptions };
 
 /** Every operation the document describes, in reading order. */
-export const OPERATION_IDS = ['listNews', 'submitContact', 'sendChatMessage', 'getSellersJson', 'getDailyStats', 'getOpenApiDocument', 'getLiveness', 'getReadiness'] as const;
+export const OPERATION_IDS = ['listNews', 'submitContact', 'getContactChallenge', 'sendChatMessage', 'getSellersJson', 'getDailyStats', 'getOpenApiDocument', 'getLiveness', 'getReadiness'] as const;
 export type OperationId = (typeof OPERATION_IDS)[number];
 
 /** The generated document (zod-openapi's OpenAPI object type). */
@@ -65,6 +65,7 @@ export function createOpenApiDocument(options: OpenApiOptions): OpenApiDocument 
     paths: {
       [PATHS.news]: { servers: [site], get: listNews(context) },
       [PATHS.contact]: { servers: [site], post: submitContact(context) },
+      [PATHS.contactChallenge]: { servers: [site], get: getContactChallenge(context) },
       [PATHS.chat]: { servers: [site], post: sendChatMessage(context) },
       [PATHS.sellers]: { servers: [site], get: getSellersJson(context) },
       [PATHS.data]: { servers: [data], get: getDailyStats(context) },

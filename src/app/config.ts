@@ -86,6 +86,11 @@ export const EnvSchema = z.object({
   CONTACT_WEBHOOK_SECRET: WebhookSecret.optional(),
   /** Delete contact submissions older than this many days, daily; unset keeps them forever. */
   CONTACT_RETENTION_DAYS: positiveInt.max(36_500, 'must be at most 36500 (100 years)').optional(),
+  /**
+   * Secret HMAC key that turns on the contact form's ALTCHA proof-of-work check (signs and
+   * verifies challenges); unset leaves it off. Never echoed.
+   */
+  CONTACT_ALTCHA_HMAC_KEY: z.string().min(32, 'must be at least 32 characters, e.g. the output of `openssl rand -hex 32`').optional(),
   /** Run the scheduled jobs in this process (set false on instances that should only serve). */
   JOBS_ENABLED: bool('JOBS_ENABLED').default(true),
 });

@@ -65,12 +65,23 @@ export interface ApiKeyTable {
   revoked_at: number | null;
 }
 
+/** A spent proof-of-work solution (contact form, ALTCHA), kept until its challenge expires. */
+export interface ContactAltchaUsedTable {
+  /** The challenge's HMAC signature (hex). */
+  signature: string;
+  /** Epoch ms when the challenge expires; the row may be purged after it. */
+  expires_at: number;
+  /** The Idempotency-Key of the submission that spent it, if it had one. */
+  idempotency_key: string | null;
+}
+
 export interface Database {
   contact_submission: ContactSubmissionTable;
   event: EventTable;
   daily_stat: DailyStatTable;
   health_probe: HealthProbeTable;
   api_key: ApiKeyTable;
+  contact_altcha_used: ContactAltchaUsedTable;
 }
 
 export type ContactSubmissionRow = Selectable<ContactSubmissionTable>;

@@ -71,7 +71,7 @@ function tooLarge(detail: string, limit: number, options: JsonBodyOptions): Http
 }
 
 /** The body's bytes, refusing it as soon as it passes the limit (the rest is cancelled, not read). */
-async function readBytes(request: Request, limit: number, options: JsonBodyOptions): Promise<Uint8Array> {
+export async function readBodyBytes(request: Request, limit: number, options: JsonBodyOptions): Promise<Uint8Array> {
   const declared = request.headers.get('content-length');
   if (declared !== null && Number(declared) > limit) throw tooLarge(`The request body is ${declared} bytes; the limit is ${limit}.`, limit, options);
   if (!request.body) return new Uint8Array(0);
@@ -126,5 +126,5 @@ export function parseJsonObject(bytes: Uint8Array, options: Pick<JsonBodyOptions
  */
 export async function readJsonBody(request: Request, maxBytes: number, options: JsonBodyOptions): Promise<Record<string, unknown>> {
   checkJsonRepresentation(request.headers, options);
-  return parseJsonObject(await readBytes(request, maxBytes, options), options);
+  return parseJsonObject(await readBodyBytes(request, maxBytes, options), options);
 }

@@ -6,6 +6,10 @@
 export const PATHS = {
   news: '/api/news',
   contact: '/api/contact',
+  /** ALTCHA proof-of-work challenges for the contact form (204 when the check is off). */
+  contactChallenge: '/api/contact/challenge',
+  /** Where a contact form posted without JavaScript lands once stored (303 See Other). */
+  contactThanks: '/contact/thanks/',
   chat: '/api/chat',
   sellers: '/sellers.json',
   openapi: '/openapi.json',

@@ -76,6 +76,8 @@ const EXACT = new Map<string, Route>(
     readApi(PATHS.sellers),
     readApi(PATHS.openapi),
     route(PATHS.contact, { kind: 'api', cors: 'origins', bodyLimit: 32 * KiB, rate: writes('contact') }),
+    // Fetched by the contact page on load: the site's class, never cached (no-store).
+    route(PATHS.contactChallenge, { kind: 'api', cors: 'origins' }),
     route(PATHS.chat, { kind: 'api', cors: 'origins', bodyLimit: 64 * KiB, rate: writes('chat') }),
     // Every response of the data interface carries its own headers, whatever the method (issue 4).
     route(PATHS.data, { kind: 'api', cors: 'public', rate: always('data'), query: ['startDate', 'endDate'], strictQuery: true }),

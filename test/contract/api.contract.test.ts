@@ -16,6 +16,8 @@ import { createDb } from '../../src/db/create-db.ts';
 import { migrateToLatest } from '../../src/db/migrations/index.ts';
 import { createOpenApiDocument } from '../../src/api-docs/document.ts';
 import { SITE_NAME } from '../../src/components/site.ts';
+import { solveChallenge, type Challenge } from 'altcha-lib';
+import { deriveKey } from 'altcha-lib/algorithms/pbkdf2';
 import { contactExample } from '../../src/features/contact/contact.openapi.ts';
 import { documentedResponses, exercised, expectToMatchContract } from '../helpers/contract.ts';
 import { createTempDatabase, type TempDatabase } from '../helpers/postgres.ts';
@@ -55,12 +57,14 @@ const json = (body: unknown, headers: Record<string, string> = {}): RequestInit 
 
 let main: RunningServer;
 let limited: RunningServer;
+/** The contact form's proof-of-work check on (ALTCHA). */
+let altcha: RunningServer;
 let limitedDatabase: TempDatabase;
 
 beforeAll(async () => {
   limitedDatabase = await createTempDatabase('contract');
-  const [mainDb, limitedDb] = await Promise.all([prepareDatabase(tempSqliteUrl()), prepareDatabase(limitedDatabase.url, { breakContact: true })]);
-  [main, limited] = await Promise.all([
+  const [mainDb, limitedDb, altchaDb] = await Promise.all([prepareDatabase(tempSqliteUrl()), prepareDatabase(limitedDatabase.url, { breakContact: true }), prepareDatabase(tempSqliteUrl())]);
+  [main, limited, altcha] = await Promise.all([
     startServer({ ...distEnv, DATABASE_URL: mainDb, RATE_LIMIT_CHAT_MINUTE: '100', RATE_LIMIT_CONTACT_HOUR: '100' }),
     startServer({
       ...distEnv,
@@ -70,11 +74,12 @@ beforeAll(async () => {
       RATE_LIMIT_CONTACT_HOUR: '1',
       RATE_LIMIT_DATA_MINUTE: '1',
     }),
+    startServer({ ...distEnv, DATABASE_URL: altchaDb, CONTACT_ALTCHA_HMAC_KEY: 'contract-test-altcha-key-0123456789abcdef' }),
   ]);
 });
 
 afterAll(async () => {
-  await Promise.all([main?.stop(), limited?.stop()]);
+  await Promise.all([main?.stop(), limited?.stop(), altcha?.stop()]);
   await limitedDatabase?.drop();
 });
 
@@ -122,9 +127,40 @@ describe('the site interface, checked against the OpenAPI document', () => {
     expect((await call(main, 'POST', '/api/contact', json(''))).body).toMatchObject({ code: 'empty_body' });
     expect((await call(main, 'POST', '/api/contact', json(contactExample, { 'idempotency-key': '' }))).body).toMatchObject({ code: 'validation_failed' });
     const form = await call(main, 'POST', '/api/contact', { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'name=Ada' });
-    expect(form.status).toBe(415);
+    expect(form.body).toMatchObject({ status: 400, code: 'validation_failed' });
+    const text = await call(main, 'POST', '/api/contact', { headers: { 'content-type': 'text/plain' }, body: 'name=Ada' });
+    expect(text.status).toBe(415);
     const huge = await call(main, 'POST', '/api/contact', json({ ...contactExample, message: 'x'.repeat(40 * 1024) }));
     expect(huge.status).toBe(413);
+  });
+
+  it('answers a browser\'s form post with 303 to the thank-you page, the page again for invalid fields, and 403 from another site', async () => {
+    const form = (body: string, headers: Record<string, string> = {}): RequestInit => ({
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html,*/*;q=0.8', origin: main.url, ...headers },
+      body,
+      redirect: 'manual',
+    });
+    const stored = await call(main, 'POST', '/api/contact', form('name=Ada&work_email=ada%40example.com&priority=high'));
+    expect(stored.status).toBe(303);
+    expect(stored.headers.get('location')).toBe('/contact/thanks/');
+    const invalid = await call(main, 'POST', '/api/contact', form('name=Ada&work_email=ada%40example&priority=high'));
+    expect(invalid.status).toBe(400);
+    expect(invalid.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(invalid.text).toContain('value="ada@example"');
+    const forged = await call(main, 'POST', '/api/contact', form('name=Ada&work_email=ada%40example.com&priority=high', { accept: '*/*', origin: 'https://elsewhere.example' }));
+    expect(forged.body).toMatchObject({ status: 403, code: 'origin_not_allowed' });
+  });
+
+  it('issues proof-of-work challenges when the check is on, takes a solution once, and answers 204 when it is off', async () => {
+    expect((await call(main, 'GET', '/api/contact/challenge')).status).toBe(204);
+    const issued = await call(altcha, 'GET', '/api/contact/challenge');
+    expect(issued.status).toBe(200);
+    const challenge = issued.body as Challenge;
+    const solution = await solveChallenge({ challenge, deriveKey });
+    const payload = Buffer.from(JSON.stringify({ challenge, solution })).toString('base64');
+    expect((await call(altcha, 'POST', '/api/contact', json({ ...contactExample, altcha: payload }))).body).toEqual({ success: true });
+    expect((await call(altcha, 'POST', '/api/contact', json({ ...contactExample, altcha: payload }))).body).toMatchObject({ status: 400, code: 'challenge_replayed' });
+    expect((await call(altcha, 'POST', '/api/contact', json(contactExample))).body).toMatchObject({ status: 400, code: 'challenge_required' });
   });
 
   it('streams a chat reply as text to an allowed origin', async () => {
@@ -199,7 +235,11 @@ describe('the operations endpoints, checked against the OpenAPI document', () =>
 describe('the code samples of the document', () => {
   const samples = () => {
     const document = createOpenApiDocument({ siteName: SITE_NAME, siteUrl: main.url }) as unknown as { paths: Record<string, Record<string, { operationId: string; 'x-codeSamples'?: { label: string; source: string }[] }>> };
-    return Object.values(document.paths).flatMap((item) => Object.values(item).flatMap((op) => (op['x-codeSamples'] ?? []).map((s) => ({ id: op.operationId, ...s }))));
+    // The challenge's samples run against the server whose proof-of-work check is on.
+    const serverOf = (id: string) => (id === 'getContactChallenge' ? altcha.url : main.url);
+    return Object.values(document.paths).flatMap((item) =>
+      Object.values(item).flatMap((op) => (op['x-codeSamples'] ?? []).map((s) => ({ id: op.operationId, ...s, source: s.source.replaceAll(main.url, serverOf(op.operationId)) }))),
+    );
   };
 
   it('run as printed with curl and get 200', async () => {
@@ -260,6 +300,7 @@ describe('limits and failures, checked against the OpenAPI document', () => {
     expect(statuses.at(-1)).toBe(429);
     const sellers = await call(limited, 'GET', '/sellers.json');
     expect(sellers.status).toBe(429);
+    expect((await call(limited, 'GET', '/api/contact/challenge')).status).toBe(429);
     expect(sellers.headers.get('x-ratelimit-scope')).toBe('site-minute');
   });
 
@@ -300,6 +341,7 @@ describe('refusals of every operation, checked against the OpenAPI document', ()
   const operations = [
     ['GET', '/api/news'],
     ['POST', '/api/contact'],
+    ['GET', '/api/contact/challenge'],
     ['POST', '/api/chat'],
     ['GET', '/sellers.json'],
     ['GET', '/openapi.json'],
@@ -323,6 +365,7 @@ describe('refusals of every operation, checked against the OpenAPI document', ()
     for (const [method, path, allow] of [
       ['GET', '/api/news', 'GET, HEAD'],
       ['POST', '/api/contact', 'POST'],
+      ['GET', '/api/contact/challenge', 'GET, HEAD'],
       ['POST', '/api/chat', 'OPTIONS, POST'],
       ['GET', '/sellers.json', 'GET, HEAD'],
       ['GET', '/api/v1/public/data', 'GET, HEAD'],

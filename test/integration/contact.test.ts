@@ -56,8 +56,8 @@ describe.each(ENGINES)('POST /api/contact on %s', (engine) => {
       expect(await problemParts(await post(json(validPayload), {}))).toEqual({ code: 'unsupported_media_type', detail: 'The request has no Content-Type.', resolution: 'Send the form as UTF-8 JSON with the header Content-Type: application/json.', status: 415, title: 'Unsupported media type' });
     });
 
-    it('answers 415 for a form-encoded body', async () => {
-      const response = await post('name=Ada&work_email=ada%40example.com&priority=high', { 'content-type': 'application/x-www-form-urlencoded' });
+    it('answers 415 for a multipart body', async () => {
+      const response = await post('--x\r\nContent-Disposition: form-data; name="name"\r\n\r\nAda\r\n--x--\r\n', { 'content-type': 'multipart/form-data; boundary=x' });
       expect(response.status).toBe(415);
     });
 

@@ -42,6 +42,7 @@ describe.each(['sqlite', 'postgres'] as const)('data layer on %s', (engine) => {
       ['0001-initial', 'Success'],
       ['0002-health-probe', 'Success'],
       ['0003-api-keys', 'Success'],
+      ['0004-altcha-replay', 'Success'],
       ['0005-contact-email-index', 'Success'],
     ]);
     const second = await migrateToLatest(handle.db, handle.engine);

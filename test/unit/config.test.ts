@@ -165,6 +165,17 @@ describe('loadConfig', () => {
     expect(problemsOf({ LLM_API_KEY: SECRET, LLM_MODEL: 'm' }).join()).not.toContain(SECRET);
   });
 
+  it('turns the contact proof of work on with a key of at least 32 characters, and never echoes a short one', () => {
+    expect(loadConfig({}).CONTACT_ALTCHA_HMAC_KEY).toBeUndefined();
+    const key = 'k'.repeat(32);
+    expect(loadConfig({ CONTACT_ALTCHA_HMAC_KEY: key }).CONTACT_ALTCHA_HMAC_KEY).toBe(key);
+    const short = 'short-secret-value';
+    expect(() => loadConfig({ CONTACT_ALTCHA_HMAC_KEY: short })).toThrow(ConfigError);
+    const message = problemsOf({ CONTACT_ALTCHA_HMAC_KEY: short }).join();
+    expect(message).toContain('CONTACT_ALTCHA_HMAC_KEY: must be at least 32 characters');
+    expect(message).not.toContain(short);
+  });
+
   it('requires LLM_BASE_URL and LLM_MODEL together', () => {
     expect(problemsOf({ LLM_BASE_URL: 'http://127.0.0.1:11434/v1' })[0]).toContain('set both');
     expect(loadConfig({ LLM_BASE_URL: 'http://127.0.0.1:11434/v1', LLM_MODEL: 'llama3' }).LLM_MODEL).toBe('llama3');

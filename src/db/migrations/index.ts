@@ -4,6 +4,7 @@ import type { Engine } from '../create-db.ts';
 import { initial } from './0001-initial.ts';
 import { healthProbe } from './0002-health-probe.ts';
 import { apiKeys } from './0003-api-keys.ts';
+import { altchaReplay } from './0004-altcha-replay.ts';
 import { contactEmailIndex } from './0005-contact-email-index.ts';
 
 /** Every migration, in order. Names sort lexically; never rename or edit a shipped one. */
@@ -12,6 +13,7 @@ function migrations(engine: Engine): Record<string, Migration> {
     '0001-initial': initial(engine),
     '0002-health-probe': healthProbe(),
     '0003-api-keys': apiKeys(engine),
+    '0004-altcha-replay': altchaReplay(),
     '0005-contact-email-index': contactEmailIndex(),
   };
 }

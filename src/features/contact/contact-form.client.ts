@@ -14,6 +14,7 @@ import { PATHS } from '../../lib/paths.ts';
 import type { FieldError } from './contact.ts';
 import {
   AttemptKeys,
+  FORM_ALTCHA,
   FORM_FIELDS,
   FORM_HONEYPOT,
   contactBody,
@@ -26,6 +27,7 @@ import {
   type FormValues,
   type Outcome,
 } from './contact-form.ts';
+import { mountAltcha } from './altcha-widget.client.ts';
 import { mountMessageCounter } from './message-counter.client.ts';
 
 /** The server answers within 5 s by contract; past this the connection is taken as lost. */
@@ -45,8 +47,9 @@ export interface ContactForm {
 }
 
 export function mountContactForm(root: HTMLElement): ContactForm {
-  const { form, submit, summary, success, successDetail, again } = findHooks(root, 'contact', {
+  const { form, submit, summary, success, successDetail, again, altcha: altchaHost } = findHooks(root, 'contact', {
     form: HTMLFormElement,
+    altcha: HTMLElement,
     submit: HTMLButtonElement,
     summary: HTMLElement,
     success: HTMLElement,
@@ -63,7 +66,7 @@ export function mountContactForm(root: HTMLElement): ContactForm {
   // The script is running, so it validates and reports errors itself; the browser's own
   // bubbles would show different words in a different place.
   form.noValidate = true;
-  submit.disabled = false;
+  const altcha = mountAltcha(altchaHost);
 
   /** The inputs of a field (several radios for priority). */
   const inputsOf = (field: FormField) => Array.from(form.querySelectorAll<HTMLInputElement | HTMLTextAreaElement>(`[name="${field}"]`));
@@ -193,6 +196,7 @@ export function mountContactForm(root: HTMLElement): ContactForm {
   function show(outcome: Outcome, body: Record<string, string>): void {
     switch (outcome.kind) {
       case 'sent':
+        altcha.reset();
         showSent(body);
         return;
       case 'invalid':
@@ -216,6 +220,8 @@ export function mountContactForm(root: HTMLElement): ContactForm {
         summary.focus();
         return;
       case 'refused':
+        // A refused proof of work (or anything else final) needs a fresh solution next time.
+        altcha.reset();
         keys.settle();
         showSummary('Your message was not sent', [outcome.message, ...(fallbackEmail ? [emailUs('You can also email us at ')] : [])]);
         summary.focus();
@@ -246,12 +252,16 @@ export function mountContactForm(root: HTMLElement): ContactForm {
       return;
     }
     const payload = contactBody(current);
-    const body = JSON.stringify(payload);
-    const key = keys.keyFor(body);
     setSending(true);
     void (async () => {
       let outcome: Outcome;
       try {
+        // The proof of work, when the check is on: solved in the background since the form was
+        // first focused, so usually ready; a retry sends the same one with the same key.
+        const solution = await altcha.solution();
+        if (solution !== undefined) payload[FORM_ALTCHA] = solution;
+        const body = JSON.stringify(payload);
+        const key = keys.keyFor(body);
         try {
           outcome = await post(body, key);
         } catch (error) {

@@ -16,6 +16,9 @@ export type FormField = (typeof FORM_FIELDS)[number];
 /** Name of the honeypot input (HONEYPOT_FIELD in contact.ts; repeated so zod stays server-side). */
 export const FORM_HONEYPOT = 'website';
 
+/** Name of the proof-of-work payload (ALTCHA_FIELD in altcha.ts; repeated so zod stays server-side). */
+export const FORM_ALTCHA = 'altcha';
+
 /** What the form's inputs hold: text per field; absent for an unchecked radio group. */
 export type FormValues = Partial<Record<FormField | typeof FORM_HONEYPOT, string>>;
 

@@ -4,15 +4,17 @@
  * answers for bad input.
  */
 import { z } from 'zod';
-import type { ZodOpenApiOperationObject } from 'zod-openapi';
+import type { ZodOpenApiOperationObject, ZodOpenApiRequestBodyObject, ZodOpenApiResponseObject } from 'zod-openapi';
 import { codeSamples } from '../../api-docs/code-samples.ts';
 import { siteOperation, type ApiContext } from '../../api-docs/context.ts';
-import { problemExample, type Examples } from '../../api-docs/examples.ts';
+import { errorBody, problemExample, type Examples } from '../../api-docs/examples.ts';
 import { NoStoreHeaders, siteRateLimitHeaders } from '../../api-docs/headers.ts';
-import { errorResponses, invalidBody, jsonRequestBody, methodNotAllowed, siteRateLimited } from '../../api-docs/responses.ts';
+import { errorResponses, invalidBody, jsonRequestBody, methodNotAllowed, siteRateLimited, type ErrorSpec } from '../../api-docs/responses.ts';
 import { FieldError } from '../../lib/field-error.ts';
 import { PATHS } from '../../lib/paths.ts';
+import { ALTCHA_FIELD, ALTCHA_LIMITS, AltchaChallenge, challengeFailed, challengeReplayed, challengeRequired } from './altcha.ts';
 import { CONTACT_LIMITS, ContactPayload, IdempotencyKey, parseContactPayload } from './contact.ts';
+import { FORM_MEDIA_TYPE } from './contact-request.ts';
 
 
 export const contactExample: ContactPayload = {
@@ -28,7 +30,23 @@ const at = PATHS.contact;
 const ABOUT =
   'Stores a contact request for the team. The answer is 200 only once the request is durably stored; if storage fails, 502 and nothing was stored. ' +
   'Send an Idempotency-Key to make retries safe: the same key with the same content is stored once.\n\n' +
-  `Body: UTF-8 JSON, at most ${CONTACT_LIMITS.bodyBytes.toLocaleString('en')} bytes. `;
+  `Body: UTF-8 JSON, or the same fields as \`${FORM_MEDIA_TYPE}\` (what the contact page's form posts without JavaScript), at most ${CONTACT_LIMITS.bodyBytes.toLocaleString('en')} bytes. ` +
+  'A JSON body is answered in JSON whatever Accept says. A form body is answered in JSON too, unless Accept ranks text/html above JSON (a browser): then 303 See Other to /contact/thanks/ once stored, or the contact page again as text/html, with the values kept and the errors beside the fields, with the status below. ' +
+  'Form bodies from another site are refused (403): Sec-Fetch-Site must be same-origin, or Origin must be this site or one of ALLOWED_ORIGINS.\n\n' +
+  `When the operator turns the proof-of-work check on (ALTCHA), every submission must carry \`${ALTCHA_FIELD}\`: fetch a challenge from GET ${PATHS.contactChallenge} (204 means the check is off), solve it with altcha-lib's \`solveChallenge\`, and send base64(JSON.stringify({challenge, solution})). ` +
+  'A solution sends one submission; a retry of that submission with the same Idempotency-Key may send it again.';
+
+/** The body: ContactPayload plus the proof-of-work payload, as JSON members or form fields. */
+const ContactSubmission = ContactPayload.extend({
+  [ALTCHA_FIELD]: z
+    .string()
+    .max(ALTCHA_LIMITS.payloadChars)
+    .optional()
+    .meta({ description: `Required when the proof-of-work check is on: base64 of the JSON {challenge, solution}, the challenge as GET ${PATHS.contactChallenge} gave it and the solution altcha-lib's solveChallenge found. Never stored.` }),
+}).meta({ description: 'The contact form, and its proof of work when the check is on. Strings are trimmed; unknown members are ignored and never stored.' });
+
+/** The answers that are the contact page itself when a browser posted the form. */
+const HTML_PAGE = { 'text/html': { schema: z.string().meta({ description: 'The contact page, with the values sent and the errors (a browser posted the form).' }) } };
 
 /** Idempotency-Key (draft-ietf-httpapi-idempotency-key-header): the rule the handler parses with. */
 const IdempotencyKeyHeader = z.object({ 'Idempotency-Key': IdempotencyKey.optional() });
@@ -48,6 +66,9 @@ export function contactErrors(): Record<number, Examples> {
           extensions: { errors },
         }),
       },
+      challenge_required: { summary: 'The proof-of-work check is on and no solution was sent', value: errorBody(challengeRequired(), at) },
+      challenge_failed: { summary: 'The solution is wrong, forged or expired', value: errorBody(challengeFailed('The challenge has expired.', 'Fetch a new challenge, solve it and send the form again.'), at) },
+      challenge_replayed: { summary: 'The solution was already spent', value: errorBody(challengeReplayed(), at) },
       malformed_json: {
         summary: 'The body is not JSON',
         value: problemExample(at, 400, 'malformed_json', {
@@ -69,9 +90,15 @@ export function contactErrors(): Record<number, Examples> {
       unsupported_media_type: {
         summary: 'Not JSON',
         value: problemExample(at, 415, 'unsupported_media_type', {
-          detail: 'Content type "application/x-www-form-urlencoded" is not accepted.',
+          detail: 'Content type "text/plain" is not accepted.',
           resolution: 'Send the form as UTF-8 JSON with the header Content-Type: application/json.',
         }),
+      },
+    },
+    403: {
+      origin_not_allowed: {
+        summary: 'A form posted from another site',
+        value: problemExample(at, 403, 'origin_not_allowed', { detail: 'A form posted from https://elsewhere.example cannot send a contact request.', resolution: 'Send the form from this site’s contact page.' }),
       },
     },
     422: {
@@ -101,7 +128,7 @@ export function submitContact(context: ApiContext): ZodOpenApiOperationObject {
   return {
     ...siteOperation('submitContact', 'Send a contact request', ABOUT, context.policies.contact),
     requestParams: { header: IdempotencyKeyHeader },
-    requestBody: jsonRequestBody(ContactPayload, contactExample),
+    requestBody: withForm(jsonRequestBody(ContactSubmission, contactExample)),
     responses: {
       '200': {
         description: 'Stored.',
@@ -115,17 +142,72 @@ export function submitContact(context: ApiContext): ZodOpenApiOperationObject {
           },
         },
       },
-      ...errorResponses('site', at, headers, {
-        400: invalidBody('Bad Request: fields invalid or missing (each listed in `errors`), malformed JSON, an empty body or a bad Idempotency-Key.', examples[400]!, FieldError),
+      '303': {
+        description: 'See Other: a form posted by a browser was stored (or caught by the honeypot); the browser follows Location with GET.',
+        headers: headers.extend(NoStoreHeaders.shape).extend({ Location: z.literal(PATHS.contactThanks).meta({ description: 'The thank-you page.' }) }),
+      },
+      ...withHtml(errorResponses('site', at, headers, {
+        400: withChallengeCodes(
+          invalidBody(
+            'Bad Request: fields invalid or missing (each listed in `errors`), malformed JSON, an empty body, a bad Idempotency-Key, or a missing, wrong or spent proof of work (`challenge_*`).',
+            examples[400]!,
+            FieldError,
+          ),
+        ),
+        403: { description: 'Forbidden: a form body sent from another site (cross-site request forgery).', examples: examples[403]! },
         // Other methods are not limited as contact submissions but as the site class.
         405: methodNotAllowed(at, 'POST', siteRateLimitHeaders(context.policies.site), { detail: 'DELETE is not supported here.', resolution: 'Send the contact form with POST.' }),
         413: { description: 'Content Too Large: the body is over the limit.', examples: examples[413]! },
-        415: { description: 'Unsupported Media Type: the body is not UTF-8 JSON, or is compressed.', examples: examples[415]! },
+        415: { description: 'Unsupported Media Type: the body is neither UTF-8 JSON nor a UTF-8 form, or is compressed.', examples: examples[415]! },
         422: { description: 'Unprocessable Content: the Idempotency-Key was used before for different content.', examples: examples[422]! },
         429: siteRateLimited(context.policies.contact, at),
         502: { description: 'Bad Gateway: the request could not be stored (the database failed); nothing was stored, retry later.', examples: examples[502]! },
-      }),
+      })),
     },
     'x-codeSamples': codeSamples({ method: 'POST', url: `${context.siteUrl}${at}`, body: contactExample }),
+  };
+}
+
+/** The form encoding beside the JSON types: the same fields, as a browser's form posts them. */
+function withForm(body: ZodOpenApiRequestBodyObject): ZodOpenApiRequestBodyObject {
+  return { ...body, content: { ...body.content, [FORM_MEDIA_TYPE]: { schema: ContactSubmission, example: contactExample } } };
+}
+
+/** The proof-of-work refusals besides the body's own 400s. */
+function withChallengeCodes(spec: ErrorSpec): ErrorSpec {
+  return { ...spec, codes: [...(spec.codes ?? []), 'challenge_required', 'challenge_failed', 'challenge_replayed'] };
+}
+
+/** The statuses a browser's form post can meet in the handler also come as the page (text/html). */
+function withHtml(responses: Record<string, ZodOpenApiResponseObject>): Record<string, ZodOpenApiResponseObject> {
+  const out = { ...responses };
+  for (const status of ['400', '403', '413', '415', '502']) {
+    const response = out[status];
+    if (response) out[status] = { ...response, content: { ...response.content, ...HTML_PAGE } };
+  }
+  return out;
+}
+
+/** `getContactChallenge`: GET /api/contact/challenge. */
+export function getContactChallenge(context: ApiContext): ZodOpenApiOperationObject {
+  const headers = siteRateLimitHeaders(context.policies.site).extend(NoStoreHeaders.shape);
+  const url = `${context.siteUrl}${PATHS.contactChallenge}`;
+  return {
+    ...siteOperation(
+      'getContactChallenge',
+      'Get a proof-of-work challenge for the contact form',
+      `A fresh ALTCHA challenge (altcha-lib 2, PBKDF2/SHA-256), valid for ${ALTCHA_LIMITS.challengeTtlSeconds / 60} minutes, when the operator turned the contact form's proof-of-work check on; 204 when it is off. ` +
+        `Solve it with altcha-lib's solveChallenge and send base64(JSON.stringify({challenge, solution})) as \`${ALTCHA_FIELD}\` with ${PATHS.contact}. Never cached. HEAD answers the same status without a body: a cheap way to learn whether the check is on.`,
+      context.policies.site,
+    ),
+    responses: {
+      '200': { description: 'A challenge: the check is on.', headers, content: { 'application/json': { schema: AltchaChallenge } } },
+      '204': { description: 'No Content: the check is off; submissions need no solution.', headers },
+      ...errorResponses('site', PATHS.contactChallenge, siteRateLimitHeaders(context.policies.site), {
+        405: methodNotAllowed(PATHS.contactChallenge, 'GET, HEAD', siteRateLimitHeaders(context.policies.site), { detail: 'POST is not supported here.', resolution: 'Fetch a challenge with GET.' }),
+        429: siteRateLimited(context.policies.site, PATHS.contactChallenge),
+      }),
+    },
+    'x-codeSamples': codeSamples({ method: 'GET', url }),
   };
 }

@@ -22,7 +22,7 @@ describe('the API reference view', () => {
   it('lists every operation once, grouped by tag in document order', () => {
     expect(operations.map((o) => o.id).sort()).toEqual([...OPERATION_IDS].sort());
     expect(view.tags.map((t) => t.name)).toEqual(['Site', 'Community data', 'Operations']);
-    expect(view.tags[0]!.operations.map((o) => `${o.method} ${o.path}`)).toEqual(['GET /api/news', 'POST /api/contact', 'POST /api/chat', 'GET /sellers.json']);
+    expect(view.tags[0]!.operations.map((o) => `${o.method} ${o.path}`)).toEqual(['GET /api/news', 'POST /api/contact', 'GET /api/contact/challenge', 'POST /api/chat', 'GET /sellers.json']);
   });
 
   it('gives the request body fields with type, required flag and description, nested ones by path', () => {
@@ -32,6 +32,7 @@ describe('the API reference view', () => {
       ['work_email', 'string (email)', true],
       ['priority', 'string', true],
       ['message', 'string', false],
+      ['altcha', 'string', false],
     ]);
     const chat = byId('sendChatMessage').requestBody!;
     expect(chat.fields.map((f) => f.name)).toEqual(['messages', 'messages[].role', 'messages[].content']);
