@@ -30,6 +30,7 @@ import { canPin, hasCommand, pinned, pinSelf, runCommand, startServer, type Runn
 import { profileIn, profileMarkdown, summarise } from './lib/profile.ts';
 import { renderResults, type Results } from './lib/report.ts';
 import { settingsFor } from './lib/settings.ts';
+import { startCommand } from './lib/start-command.ts';
 import { commitOf, machine } from './lib/system.ts';
 import { runAstroBuild } from './scenarios/astro-build.ts';
 import { runChat } from './scenarios/chat.ts';
@@ -78,8 +79,10 @@ const INSTANCE_ENV: Record<'main' | 'nocache' | 'limited', Record<string, string
   limited: serverEnv({ RATE_LIMIT_SITE_MINUTE: '1', RATE_LIMIT_DATA_MINUTE: '1', RATE_LIMIT_DATA_DAY: '1' }),
 };
 
+/** As `npm start` runs it (its env and node flags), plus the instance's settings and any profiling flags. */
 function startInstance(name: keyof typeof INSTANCE_ENV, nodeFlags: readonly string[] = []): Promise<Running> {
-  return startServer({ name: `server (${name})`, args: [...nodeFlags, 'src/app/main.ts'], env: INSTANCE_ENV[name], logFile: join(workDir, `server-${name}.log`) });
+  const start = startCommand(repo);
+  return startServer({ name: `server (${name})`, args: [...nodeFlags, ...start.args], env: { ...start.env, ...INSTANCE_ENV[name] }, logFile: join(workDir, `server-${name}.log`) });
 }
 
 /** The SQL kysely sends for the data endpoint's query, captured from a real call. */

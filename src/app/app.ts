@@ -14,6 +14,7 @@ import { startJobs } from '../../jobs/schedule.ts';
 import { clientKeyOf } from '../features/ratelimit/index.ts';
 import { createServer as createHttpServer } from 'node:http';
 import { createEdge, type AstroHandler } from '../server/http.ts';
+import { routeHandlers } from './route-handlers.ts';
 import type { Logger } from '../server/log.ts';
 import { ResponseCache } from '../server/response-cache.ts';
 import { createEdgeLimiter } from './edge-limiter.ts';
@@ -63,6 +64,7 @@ export async function createApp(config: Config, log: Logger): Promise<AppHandle>
   const edge = createEdge({
     log,
     astro,
+    handlers: routeHandlers(),
     statics,
     cache,
     limiter,

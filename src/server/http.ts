@@ -8,6 +8,7 @@ import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } fro
 import type { Logger } from 'pino';
 import { corsHeaders, EXPOSED_HEADERS } from '../lib/cors.ts';
 import { HttpError, renderError, toHttpError } from '../lib/http-error.ts';
+import type { PlainHandler } from '../lib/plain-http.ts';
 import { answerProbe, requestIdOf } from '../lib/probes.ts';
 import { unknownParameters } from '../lib/query-params.ts';
 import { ClientAbortedError, readBody } from './body.ts';
@@ -40,6 +41,11 @@ export interface LimitOutcome {
 export interface EdgeDeps {
   log: Logger;
   astro: AstroHandler;
+  /**
+   * Feature handlers the edge calls itself, keyed by `Route.path`, instead of through Astro's
+   * request pipeline (src/lib/plain-http.ts); every other route goes to Astro.
+   */
+  handlers?: ReadonlyMap<string, PlainHandler>;
   statics: StaticFiles;
   cache: ResponseCache;
   limiter?: EdgeLimiter;
@@ -193,6 +199,19 @@ export function createEdge(deps: EdgeDeps): Edge {
 
     if (route.kind === 'page') keepEdgeCspOnWriteHead(res);
     if (method === 'GET' && cacheKey !== undefined) cache.capture(cacheKey, req, res);
+    const handler = deps.handlers?.get(route.path);
+    if (handler) {
+      const body = (req as IncomingMessage & { body?: Buffer }).body;
+      const target = new URL(req.url!, `${deps.https ? 'https' : 'http'}://${deps.siteHost()}`);
+      const answer = await handler({ method, url: target, headers: req.headers, body }, deps.locals(requestId, clientKey));
+      res.statusCode = answer.status;
+      for (const name in answer.headers) res.setHeader(name, answer.headers[name]!);
+      // Encoded once: for the Content-Length, the socket and the response cache's copy.
+      const bytes = typeof answer.body === 'string' ? Buffer.from(answer.body) : answer.body;
+      if (bytes !== null) res.setHeader('content-length', bytes.byteLength);
+      res.end(bytes ?? undefined); // node sends no body for HEAD
+      return;
+    }
     await astro(
       req,
       res,

@@ -11,7 +11,7 @@ import { readJsonBody } from '../../lib/json-body.ts';
 import { CHAT_BODY, CHAT_LIMITS, chatRequestFrom, type ChatMessage } from './chat-request.ts';
 import { corsHeaders, preflightHeaders } from '../../lib/cors.ts';
 import type { KnowledgeIndex } from './knowledge-index.ts';
-import { streamLlmReply, type LlmSettings } from './llm-assistant.server.ts';
+import type { LlmSettings } from './llm-assistant.server.ts';
 import { checkOrigin, originError, type OriginPolicy } from './origin-policy.ts';
 import { formatSourcesLink, type ChatSource } from './sources.ts';
 
@@ -131,6 +131,9 @@ async function prepareReply(messages: readonly ChatMessage[], signal: AbortSigna
   const settings = llmSettings(services, deps);
   if (settings && !signal.aborted) {
     const hits = retrieve(messages, index);
+    // Loaded only when an LLM is configured: the AI SDK is megabytes of code the built-in
+    // assistant never runs (bench/NOTES.md, peak RSS).
+    const { streamLlmReply } = await import('./llm-assistant.server.ts');
     const pieces = streamLlmReply({
       settings,
       messages,

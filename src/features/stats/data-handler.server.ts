@@ -1,13 +1,15 @@
 /**
- * Get Data (`PATHS.data`) as request in, response out. The Astro route is a one-line adapter
- * over this, and tests call it directly with real databases.
+ * Get Data (`PATHS.data`) as request in, response out: `answerData` over plain objects, which the
+ * edge calls directly (src/lib/plain-http.ts), and `handleData`, its Fetch adapter for the Astro
+ * route (`astro dev`) and for tests, which call it directly with real databases.
  *
  * Rate limiting and its headers (spec section 8) belong to the edge, which also keeps the
  * serialised 200 in its response cache for as long as `Cache-Control` allows (capped at 60 s)
  * and drops it when the materialiser commits; this handler only states the policy. Every 200 and
  * 304 says which days are final and which requested days have no record (settled.ts).
  */
-import { HttpError, errorResponse, toHttpError } from '../../lib/http-error.ts';
+import { HttpError, renderError, toHttpError } from '../../lib/http-error.ts';
+import { fetchResponseOf, headerOf, type PlainRequest, type PlainResponse } from '../../lib/plain-http.ts';
 import type { Services } from '../../app/services.ts';
 import type { DataResponse } from './data-record.ts';
 import { parseDateRange } from './date-range.ts';
@@ -31,8 +33,15 @@ export interface HandleDataOptions {
 }
 
 
+/** The Fetch adapter of `answerData`. */
 export async function handleData(request: Request, services: Services, options: HandleDataOptions = {}): Promise<Response> {
-  const url = new URL(request.url);
+  const ifNoneMatch = request.headers.get('if-none-match');
+  const plain: PlainRequest = { method: request.method, url: new URL(request.url), headers: ifNoneMatch === null ? {} : { 'if-none-match': ifNoneMatch }, body: undefined };
+  return fetchResponseOf(await answerData(plain, services, options));
+}
+
+export async function answerData(request: PlainRequest, services: Services, options: HandleDataOptions = {}): Promise<PlainResponse> {
+  const { url } = request;
   try {
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       throw new HttpError(405, 'method_not_allowed', { headers: { allow: 'GET, HEAD' } });
@@ -50,15 +59,15 @@ export async function handleData(request: Request, services: Services, options: 
     };
     // RFC 9110 section 15.4.5: a 304 carries the same Cache-Control and ETag a 200 would (and the
     // settlement headers, which a client's stored copy takes over, RFC 9111 section 4.3.4).
-    if (ifNoneMatchMatches(request.headers.get('if-none-match'), headers['etag']!)) {
-      return new Response(null, { status: 304, headers });
+    if (ifNoneMatchMatches(headerOf(request.headers, 'if-none-match'), headers['etag']!)) {
+      return { status: 304, headers, body: null };
     }
     headers['content-type'] = 'application/json; charset=utf-8';
-    return new Response(request.method === 'HEAD' ? null : body, { status: 200, headers });
+    return { status: 200, headers, body: request.method === 'HEAD' ? null : body };
   } catch (error) {
     const httpError = toHttpError(error);
     if (httpError.status >= 500) services.log.error({ err: error, path: url.pathname }, 'data request failed');
-    return errorResponse(httpError, url.pathname);
+    return renderError(httpError, url.pathname);
   }
 }
 

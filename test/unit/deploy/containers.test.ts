@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { DockerIgnore, execForm, parseCopy, parseDockerfile, parseEnv, type Stage } from '../../../scripts/docker-files.ts';
+import { startCommand } from '../../../bench/lib/start-command.ts';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
@@ -62,6 +63,17 @@ describe('Dockerfile', () => {
     expect(env['NODE_ENV']).toBe('production');
     expect(runtime.instructions.find((instruction) => instruction.keyword === 'EXPOSE')?.args).toBe(env['PORT']);
     expect(runtime.instructions.find((instruction) => instruction.keyword === 'HEALTHCHECK')?.args).toContain(`127.0.0.1:${env['PORT']}/readyz`);
+  });
+});
+
+describe('Dockerfile and npm start', () => {
+  it('run the server with the same memory settings (V8 flags, malloc arenas)', () => {
+    const start = startCommand(ROOT);
+    const env = Object.assign({}, ...runtime.instructions.filter((i) => i.keyword === 'ENV').map((i) => parseEnv(i.args))) as Record<string, string>;
+    const startFlags = start.args.filter((arg) => arg.startsWith('--max-'));
+    expect(startFlags.length).toBeGreaterThan(0);
+    expect(env['NODE_OPTIONS']?.split(/\s+/)).toEqual(startFlags);
+    for (const [name, value] of Object.entries(start.env)) expect(env[name], name).toBe(value);
   });
 });
 

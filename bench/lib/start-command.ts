@@ -1,0 +1,30 @@
+/**
+ * The server's command line as `npm start` runs it (package.json "start": `exec env K=V … node
+ * <flags> <entry>`), so the benchmark measures the process a deployment runs, with the same
+ * memory settings (V8 flags, MALLOC_ARENA_MAX), instead of a second copy of them that could drift.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export interface StartCommand {
+  /** Variables the script sets with `env`. */
+  env: Record<string, string>;
+  /** Node's arguments: its flags, then the entry. */
+  args: string[];
+}
+
+export function startCommand(repo: string): StartCommand {
+  const { scripts } = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  const words = (scripts['start'] ?? '').trim().split(/\s+/);
+  if (words[0] === 'exec') words.shift();
+  const env: Record<string, string> = {};
+  if (words[0] === 'env') {
+    words.shift();
+    while (words[0]?.includes('=')) {
+      const [name, ...value] = words.shift()!.split('=');
+      env[name!] = value.join('=');
+    }
+  }
+  if (words.shift() !== 'node' || words.length === 0) throw new Error(`package.json "start" is not \`[exec] [env K=V …] node <args>\`: ${scripts['start']}`);
+  return { env, args: words };
+}
