@@ -12,10 +12,11 @@ import { answerProbe, requestIdOf } from '../lib/probes.ts';
 import { unknownParameters } from '../lib/query-params.ts';
 import { ClientAbortedError, readBody } from './body.ts';
 import { createNodeServer } from './http-server.ts';
-import { BadTarget, parseTarget } from './request-target.ts';
+import { BadTarget, parseRequestTarget, type RequestTarget } from './request-target.ts';
+import { createRequestLog } from './log.ts';
 import { ResponseCache, type CachedResponse } from './response-cache.ts';
 import { cacheKeyOf, routeOf, type RateClass, type Route } from './routes.ts';
-import { applySecurityHeaders, keepEdgeCspOnWriteHead } from './security.ts';
+import { keepEdgeCspOnWriteHead, securityHeaders } from './security.ts';
 import { ifNoneMatchMatches, variantEtag } from '../lib/http-validators.ts';
 import { negotiate, type StaticFile, type StaticFiles } from './static-files.ts';
 
@@ -56,7 +57,7 @@ export interface EdgeDeps {
 }
 
 /** Public read resources: any page may fetch them and read the limit headers. */
-const PUBLIC_READ_CORS: Record<string, string> = { 'access-control-allow-origin': '*', 'access-control-expose-headers': EXPOSED_HEADERS.join(', ') };
+const PUBLIC_READ_CORS: readonly string[] = ['access-control-allow-origin', '*', 'access-control-expose-headers', EXPOSED_HEADERS.join(', ')];
 const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']);
 
 function socketKey(req: IncomingMessage): string {
@@ -70,86 +71,140 @@ export interface Edge {
   startDraining(): void;
 }
 
+/**
+ * Response headers not yet written, as the flat `[name, value, ...]` list `writeHead` takes: the
+ * route's security block, the request id, CORS and rate-limit headers. Answers the edge makes
+ * itself (prebuilt files, cache hits, errors) add their own and write everything with one
+ * `writeHead`; `setHeader` per header cost about a microsecond each, with its validation and the
+ * header map it maintains. Before a handler that sets headers itself (Astro, probes) the list is
+ * moved onto the response and left empty.
+ */
+type Head = Array<string | number | string[]>;
+
+/** Representation headers of a stored answer, per content coding, built on first use. */
+interface StoredHeads {
+  identity?: Head;
+  br?: Head;
+  gzip?: Head;
+  /** The stored response brings its own CSP (a cached page), which replaces the edge's. */
+  ownCsp: boolean;
+}
+
 export function createEdge(deps: EdgeDeps): Edge {
   const { log, statics, cache, limiter, astro } = deps;
   const clientKeyOf = deps.clientKey ?? socketKey;
+  const logRequest = createRequestLog(log);
   const notFoundPage = statics.get('/404.html');
+  const notFoundEntry = notFoundPage && { ...notFoundPage, cacheControl: 'no-store' };
+  const securityByRoute = new Map<Route, readonly string[]>();
+  const storedHeads = new WeakMap<StaticFile | CachedResponse, StoredHeads>();
   let draining = false;
 
-  function sendError(res: ServerResponse, route: Route, error: HttpError): void {
+  /** The headers every response of `route` starts with: security, request id, Connection when draining. */
+  function startHead(route: Route, requestId: string): Head {
+    let security = securityByRoute.get(route);
+    if (security === undefined) securityByRoute.set(route, (security = securityHeaders(route, deps.https)));
+    const head: Head = security.slice();
+    head.push('X-Request-Id', requestId);
+    if (draining) head.push('Connection', 'close');
+    return head;
+  }
+
+  /** Hand the pending headers to the response, for a handler that writes its own (Astro, probes). */
+  function flushHead(res: ServerResponse, head: Head): void {
+    for (let i = 0; i < head.length; i += 2) res.setHeader(head[i] as string, head[i + 1]!);
+    head.length = 0;
+  }
+
+  function sendError(res: ServerResponse, route: Route, head: Head, error: HttpError): void {
     const rendered = renderError(error, route.path);
     if (res.headersSent) {
       res.destroy();
       return;
     }
-    res.statusCode = rendered.status;
-    for (const [name, value] of Object.entries(rendered.headers)) res.setHeader(name, value);
-    res.setHeader('content-length', Buffer.byteLength(rendered.body));
+    for (const name in rendered.headers) head.push(name, rendered.headers[name]!);
+    head.push('Content-Length', Buffer.byteLength(rendered.body));
+    res.writeHead(rendered.status, head);
     res.end(res.req.method === 'HEAD' ? undefined : rendered.body);
   }
 
-  /** Write known bytes with validators; 304 when the client already has them. */
-  function sendStored(req: IncomingMessage, res: ServerResponse, entry: StaticFile | CachedResponse, status = 200): void {
-    const { bytes, encoding } = negotiate(entry.body, req.headers['accept-encoding']);
-    // Each encoding is its own representation, so its strong validator differs (RFC 9110 section 8.8.3).
-    const etag = variantEtag(entry.etag, encoding);
-    if ('contentType' in entry) {
-      res.setHeader('Content-Type', entry.contentType);
-      res.setHeader('Cache-Control', entry.cacheControl);
-    } else {
-      for (const [name, value] of Object.entries(entry.headers)) res.setHeader(name, value);
+  /** The representation headers of a stored answer in one coding (validators included). */
+  function storedHeadOf(entry: StaticFile | CachedResponse, encoding: 'br' | 'gzip' | undefined): { head: Head; ownCsp: boolean } {
+    let heads = storedHeads.get(entry);
+    if (heads === undefined) storedHeads.set(entry, (heads = { ownCsp: 'headers' in entry && entry.headers['content-security-policy'] !== undefined }));
+    const key = encoding ?? 'identity';
+    let head = heads[key];
+    if (head === undefined) {
+      head = [];
+      if ('contentType' in entry) head.push('Content-Type', entry.contentType, 'Cache-Control', entry.cacheControl);
+      else for (const name in entry.headers) if (name !== 'etag') head.push(name, entry.headers[name]!);
+      // Each encoding is its own representation, so its strong validator differs (RFC 9110 section 8.8.3).
+      head.push('ETag', variantEtag(entry.etag, encoding), 'Vary', 'Accept-Encoding');
+      if (encoding) head.push('Content-Encoding', encoding);
+      heads[key] = head;
     }
-    res.setHeader('ETag', etag);
-    res.setHeader('Vary', 'Accept-Encoding');
+    return { head, ownCsp: heads.ownCsp };
+  }
+
+  /** Write known bytes with validators; 304 when the client already has them. */
+  function sendStored(req: IncomingMessage, res: ServerResponse, head: Head, entry: StaticFile | CachedResponse, status = 200): void {
+    const { bytes, encoding } = negotiate(entry.body, req.headers['accept-encoding']);
+    const stored = storedHeadOf(entry, encoding);
+    if (stored.ownCsp) dropHeader(head, 'Content-Security-Policy');
     if (status === 200 && ifNoneMatchMatches(req.headers['if-none-match'], entry.etag)) {
-      res.statusCode = 304;
-      res.removeHeader('Content-Type');
+      // The 304 carries what a 200 would, except the body's own fields (RFC 9110 section 15.4.5).
+      for (let i = 0; i < stored.head.length; i += 2) {
+        const name = stored.head[i] as string;
+        if (name !== 'Content-Type' && name !== 'content-type' && name !== 'Content-Encoding') head.push(name, stored.head[i + 1]!);
+      }
+      res.writeHead(304, head);
       res.end();
       return;
     }
-    if (encoding) res.setHeader('Content-Encoding', encoding);
-    res.statusCode = status;
-    res.setHeader('Content-Length', bytes.length);
+    for (let i = 0; i < stored.head.length; i++) head.push(stored.head[i]!);
+    head.push('Content-Length', bytes.length);
+    res.writeHead(status, head);
     res.end(req.method === 'HEAD' ? undefined : bytes);
   }
 
-  function applyCors(req: IncomingMessage, res: ServerResponse, route: Route): void {
+  function addCors(req: IncomingMessage, head: Head, route: Route): void {
     if (route.cors === 'none') return;
-    const headers =
-      route.cors === 'public' && (req.method === 'GET' || req.method === 'HEAD')
-        ? PUBLIC_READ_CORS
-        : corsHeaders({ origin: req.headers.origin, allowed: req.headers.origin !== undefined && deps.allowedOrigins().includes(req.headers.origin) });
-    for (const name in headers) res.setHeader(name, headers[name]!);
+    if (route.cors === 'public' && (req.method === 'GET' || req.method === 'HEAD')) {
+      head.push(...PUBLIC_READ_CORS);
+      return;
+    }
+    const headers = corsHeaders({ origin: req.headers.origin, allowed: req.headers.origin !== undefined && deps.allowedOrigins().includes(req.headers.origin) });
+    for (const name in headers) head.push(name, headers[name]!);
   }
 
-  async function probe(res: ServerResponse, route: Route): Promise<void> {
+  async function probe(res: ServerResponse, route: Route, head: Head): Promise<void> {
     const answer = await answerProbe(route.path, deps.ready, deps.readyDetails);
     if (answer.failure !== undefined) log.warn({ err: answer.failure }, 'readiness check failed');
-    res.writeHead(answer.status, answer.headers).end(answer.body);
+    for (const name in answer.headers) head.push(name, answer.headers[name]!);
+    res.writeHead(answer.status, head).end(answer.body);
   }
 
-
-  async function serve(req: IncomingMessage, res: ServerResponse, url: URL, route: Route, requestId: string): Promise<void> {
+  async function serve(req: IncomingMessage, res: ServerResponse, url: RequestTarget, route: Route, requestId: string, head: Head): Promise<void> {
     const { pathname } = url;
     const method = req.method ?? 'GET';
-    if (route.kind === 'probe') return probe(res, route);
+    if (route.kind === 'probe') return probe(res, route, head);
 
     if (!KNOWN_METHODS.has(method)) {
       // TRACE, CONNECT and inventions: refused here, before the Fetch Request Astro builds
       // (which cannot represent some of them) turns them into a 500.
-      return sendError(res, route, new HttpError(405, 'method_not_allowed', { detail: `${method} is not supported.`, headers: { allow: 'GET, HEAD, POST, OPTIONS' } }));
+      return sendError(res, route, head, new HttpError(405, 'method_not_allowed', { detail: `${method} is not supported.`, headers: { allow: 'GET, HEAD, POST, OPTIONS' } }));
     }
     const clientKey = clientKeyOf(req);
-    applyCors(req, res, route);
+    addCors(req, head, route);
 
     // Limits come first so that a refused request costs no body parsing, database or assistant.
     const rateClass = limiter ? route.rate(method) : null;
     if (limiter && rateClass) {
       const outcome = await limiter.check(rateClass, clientKey);
-      for (const [name, value] of Object.entries(outcome.headers)) res.setHeader(name, value);
-      if (outcome.refused) return sendError(res, route, outcome.refused);
+      for (const name in outcome.headers) head.push(name, outcome.headers[name]!);
+      if (outcome.refused) return sendError(res, route, head, outcome.refused);
     }
-    if (route.kind === 'hidden') return sendError(res, route, new HttpError(404, 'not_found', { detail: `Nothing is served at ${pathname}.` }));
+    if (route.kind === 'hidden') return sendError(res, route, head, new HttpError(404, 'not_found', { detail: `Nothing is served at ${pathname}.` }));
 
     if (route.strictQuery) {
       // Refused here, before Astro: the route table declares what the handler accepts, and a
@@ -157,7 +212,7 @@ export function createEdge(deps: EdgeDeps): Edge {
       const unknown = unknownParameters(url.searchParams, route.query);
       if (unknown) {
         const code = route.interface === 'data' ? 'SVC1005' : 'validation_failed';
-        return sendError(res, route, new HttpError(400, code, { detail: unknown, resolution: `Send only ${route.query.join(' and ')}.` }));
+        return sendError(res, route, head, new HttpError(400, code, { detail: unknown, resolution: `Send only ${route.query.join(' and ')}.` }));
       }
     }
 
@@ -167,27 +222,28 @@ export function createEdge(deps: EdgeDeps): Edge {
     // /api/news), like any static server; methods other than GET and HEAD get 405.
     const file = statics.get(pathname) ?? (pathname.length > 1 && pathname.endsWith('/') ? statics.get(pathname.slice(0, -1)) : undefined);
     if (file && !isRead) {
-      return sendError(res, route, new HttpError(405, 'method_not_allowed', { detail: `${pathname} only answers GET and HEAD.`, headers: { allow: 'GET, HEAD' } }));
+      return sendError(res, route, head, new HttpError(405, 'method_not_allowed', { detail: `${pathname} only answers GET and HEAD.`, headers: { allow: 'GET, HEAD' } }));
     }
     if (isRead) {
-      if (file) return sendStored(req, res, file);
+      if (file) return sendStored(req, res, head, file);
       cacheKey = cacheKeyOf(route, pathname, url.searchParams);
       const hit = cacheKey === undefined ? undefined : cache.get(cacheKey);
-      if (hit) return sendStored(req, res, hit);
+      if (hit) return sendStored(req, res, head, hit);
     } else if (method !== 'OPTIONS') {
       // Astro's adapter uses a pre-read `req.body` instead of reading the stream itself.
       (req as IncomingMessage & { body?: Buffer }).body = await readBody(req, route.bodyLimit);
     }
 
+    flushHead(res, head);
     if (route.kind === 'page') keepEdgeCspOnWriteHead(res);
     if (method === 'GET' && cacheKey !== undefined) cache.capture(cacheKey, req, res);
     await astro(
       req,
       res,
       (err?: unknown) => {
-        if (err) return sendError(res, route, toHttpError(err));
-        if (route.kind === 'api') return sendError(res, route, new HttpError(404, 'not_found', { detail: `No API resource at ${pathname}.` }));
-        if (notFoundPage && isRead) return sendStored(req, res, { ...notFoundPage, cacheControl: 'no-store' }, 404);
+        if (err) return sendError(res, route, head, toHttpError(err));
+        if (route.kind === 'api') return sendError(res, route, head, new HttpError(404, 'not_found', { detail: `No API resource at ${pathname}.` }));
+        if (notFoundEntry && isRead) return sendStored(req, res, head, notFoundEntry, 404);
         res.statusCode = 404;
         res.setHeader('Content-Type', 'text/html; charset=utf-8');
         res.end('<!doctype html><title>Not found</title><h1>Not found</h1><p><a href="/">Home</a></p>');
@@ -197,23 +253,20 @@ export function createEdge(deps: EdgeDeps): Edge {
   }
 
   function handle(req: IncomingMessage, res: ServerResponse): void {
-    const started = process.hrtime.bigint();
+    const started = performance.now();
     const requestId = requestIdOf(req.headers['x-request-id']);
-    res.setHeader('X-Request-Id', requestId);
-    if (draining) res.setHeader('Connection', 'close');
 
-    let url: URL | undefined;
+    let url: RequestTarget | undefined;
     let refusal = 'The request target is not a valid path.';
     try {
-      url = parseTarget(req.url ?? '');
+      url = parseRequestTarget(req.url ?? '');
     } catch (error) {
       if (!(error instanceof BadTarget)) throw error;
       refusal = error.message;
     }
     if (!url) {
       const route = routeOf('/api');
-      applySecurityHeaders(res, route, deps.https);
-      sendError(res, route, new HttpError(400, 'validation_failed', { detail: refusal }));
+      sendError(res, route, startHead(route, requestId), new HttpError(400, 'validation_failed', { detail: refusal }));
       return;
     }
     const route = routeOf(url.pathname);
@@ -222,21 +275,19 @@ export function createEdge(deps: EdgeDeps): Edge {
     // (a Host such as `x/api/chat?` or `a@b` would otherwise steer routing or break the URL).
     req.url = `${url.pathname}${url.search}`;
     req.headers.host = deps.siteHost();
-    delete req.headers['x-forwarded-host'];
-    applySecurityHeaders(res, route, deps.https);
+    if (req.headers['x-forwarded-host'] !== undefined) delete req.headers['x-forwarded-host'];
+    const head = startHead(route, requestId);
+    const { pathname } = url;
 
     res.once('close', () => {
       // While draining, a connection whose last response just ended is idle: let it go now
       // rather than after the keep-alive timeout.
       if (draining) setImmediate(() => server.closeIdleConnections());
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      log.info(
-        { reqId: requestId, method: req.method, path: url.pathname, status: res.statusCode, ms: Math.round(ms * 100) / 100, aborted: !res.writableFinished || undefined },
-        'request',
-      );
+      const ms = performance.now() - started;
+      logRequest({ reqId: requestId, method: req.method, path: pathname, status: res.statusCode, ms: Math.round(ms * 100) / 100, aborted: !res.writableFinished });
     });
 
-    serve(req, res, url, route, requestId).catch((error: unknown) => {
+    serve(req, res, url, route, requestId, head).catch((error: unknown) => {
       if (error instanceof ClientAbortedError || req.destroyed) {
         // The client went away mid-request: nothing to answer, nothing wrong on our side.
         res.statusCode = 499; // nginx's "client closed request", for the log line only
@@ -245,7 +296,7 @@ export function createEdge(deps: EdgeDeps): Edge {
       }
       const httpError = toHttpError(error);
       if (httpError.status >= 500) log.error({ reqId: requestId, err: error }, 'unhandled error');
-      sendError(res, route, httpError);
+      sendError(res, route, head, httpError);
     });
   }
 
@@ -257,4 +308,10 @@ export function createEdge(deps: EdgeDeps): Edge {
       draining = true;
     },
   };
+}
+
+/** Remove a header (any case) from a pending list. */
+function dropHeader(head: Head, name: string): void {
+  const lower = name.toLowerCase();
+  for (let i = head.length - 2; i >= 0; i -= 2) if (String(head[i]).toLowerCase() === lower) head.splice(i, 2);
 }

@@ -70,3 +70,49 @@ export function parseTarget(target: string): URL | undefined {
     return undefined;
   }
 }
+
+/** What the edge reads of a parsed target; a `URL` is one, and so is the cheaper `PlainTarget`. */
+export interface RequestTarget {
+  readonly pathname: string;
+  readonly search: string;
+  readonly searchParams: URLSearchParams;
+}
+
+/**
+ * An origin-form target made only of characters that neither `normalisePath` nor the URL parser
+ * changes: unreserved and sub-delimiter characters, `:` and `@` in the path (no escapes), and
+ * those plus `/`, `?` and `%` in the query (WHATWG URL leaves them as they are; it encodes
+ * space, `"`, `#`, `<`, `>` and `'` there). Nearly every real request is one.
+ */
+const PLAIN_TARGET = /^(\/[A-Za-z0-9\-._~!$&'()*+,;=:@/]*)(\?[A-Za-z0-9\-._~!$&()*+,;=:@/?%]*)?$/;
+/** What normalisePath would collapse or refuse: a repeated slash or a dot segment. */
+const NOT_NORMAL = /\/\/|\/\.\.?(?:\/|$)/;
+
+class PlainTarget implements RequestTarget {
+  readonly pathname: string;
+  readonly search: string;
+  #params: URLSearchParams | undefined;
+  constructor(pathname: string, search: string) {
+    this.pathname = pathname;
+    this.search = search;
+  }
+
+  /** Parsed on first use: most requests (prebuilt files) never read their query. */
+  get searchParams(): URLSearchParams {
+    return (this.#params ??= new URLSearchParams(this.search));
+  }
+}
+
+/**
+ * `parseTarget` without building a URL when the target is already in normal form (the same
+ * pathname, search and parameters; test/unit/server/request-target.test.ts checks this against
+ * `parseTarget` on generated targets). `new URL` was a few microseconds of every request.
+ */
+export function parseRequestTarget(target: string): RequestTarget | undefined {
+  const plain = PLAIN_TARGET.exec(target);
+  if (plain && !NOT_NORMAL.test(plain[1]!)) {
+    const query = plain[2];
+    return new PlainTarget(plain[1]!, query === undefined || query.length === 1 ? '' : query);
+  }
+  return parseTarget(target);
+}
