@@ -3,7 +3,7 @@
  * handle that listens and shuts down. Nothing here runs at import time; `main.ts` calls it, and
  * tests can too.
  */
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Config } from './config.ts';
@@ -60,13 +60,20 @@ export async function createApp(config: Config, log: Logger): Promise<AppHandle>
   };
 
   const limiter = createEdgeLimiter(config, log);
+  const socketKeys = new WeakMap<Socket, string>();
   const edge = createEdge({
     log,
     astro,
     statics,
     cache,
     limiter,
-    clientKey: (req) => clientKeyOf(req.socket.remoteAddress, req.headers, config.TRUST_PROXY),
+    clientKey: (req) => {
+      if (config.TRUST_PROXY.kind !== 'none') return clientKeyOf(req.socket.remoteAddress, req.headers, config.TRUST_PROXY);
+      // Trusting no proxy, the key is the peer's address: parsed once per connection, not per request.
+      let key = socketKeys.get(req.socket);
+      if (key === undefined) socketKeys.set(req.socket, (key = clientKeyOf(req.socket.remoteAddress, req.headers, config.TRUST_PROXY)));
+      return key;
+    },
     allowedOrigins: () => running().config.ALLOWED_ORIGINS,
     https: config.SITE_URL.startsWith('https:'),
     siteHost: () => siteHost,

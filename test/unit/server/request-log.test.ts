@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger, createRequestLog, type RequestRecord } from '../../../src/server/log.ts';
+import { createLogger, createRequestLog, flushLogger, type RequestRecord } from '../../../src/server/log.ts';
 
 function collecting(): { stream: Writable; lines: string[] } {
   const lines: string[] = [];
@@ -45,5 +45,18 @@ describe('the access log line', () => {
     createRequestLog(createLogger({ level: 'warn', stream: ours.stream }))(RECORDS[0]!);
     await new Promise((resolve) => setImmediate(resolve));
     expect(ours.lines).toEqual([]);
+  });
+});
+
+describe('the access log on shutdown', () => {
+  it('hands lines still waiting for their batch to the destination when the logger is flushed', async () => {
+    const ours = collecting();
+    const log = createLogger({ level: 'info', stream: ours.stream });
+    const write = createRequestLog(log);
+    write(RECORDS[0]!);
+    write(RECORDS[2]!);
+    flushLogger(log); // before the batch's own turn comes
+    await Promise.resolve();
+    expect(ours.lines.map((l) => (JSON.parse(l) as { reqId: string }).reqId)).toEqual([RECORDS[0]!.reqId, RECORDS[2]!.reqId]);
   });
 });
