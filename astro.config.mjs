@@ -2,7 +2,9 @@
 import { defineConfig } from 'astro/config';
 import node from '@astrojs/node';
 import sitemap from '@astrojs/sitemap';
+import { readdirSync, readFileSync } from 'node:fs';
 import { devServices } from './src/app/dev-integration.ts';
+import { articleLastmods } from './src/features/news/article-meta.ts';
 
 // Pages and the read APIs are prerendered (`output: 'static'`); only routes that opt out with
 // `export const prerender = false` run on the server. The Node adapter builds in middleware mode
@@ -13,6 +15,16 @@ import { devServices } from './src/app/dev-integration.ts';
 const listenHost = !process.env.HOST || process.env.HOST === '0.0.0.0' || process.env.HOST === '::' ? '127.0.0.1' : process.env.HOST;
 const site = process.env.SITE_URL || `http://${listenHost.includes(':') ? `[${listenHost}]` : listenHost}:${process.env.PORT || 4321}`;
 
+/** @param {import('@astrojs/sitemap').SitemapItem} item */
+function withLastmod(item) {
+  const dir = './content/news';
+  lastmods ??= articleLastmods(readdirSync(dir).filter((f) => f.endsWith('.md')).map((f) => ({ id: f.slice(0, -3), text: readFileSync(`${dir}/${f}`, 'utf8') })));
+  const lastmod = lastmods.get(new URL(item.url).pathname);
+  return lastmod ? { ...item, lastmod } : item;
+}
+/** @type {Map<string, string> | undefined} */
+let lastmods;
+
 export default defineConfig({
   site,
   // Separate output/cache folders let several builds run side by side (tests, benchmarks).
@@ -22,7 +34,8 @@ export default defineConfig({
   adapter: node({ mode: 'middleware' }),
   // /stats/ renders per request, so the sitemap would not find it on its own. devServices gives
   // `astro dev` the services the production edge builds (src/app/dev-integration.ts).
-  integrations: [sitemap({ customPages: [new URL('/stats/', site).href] }), devServices()],
+  // `lastmod` of the article pages and /news/ comes from the articles' publication times.
+  integrations: [sitemap({ customPages: [new URL('/stats/', site).href], serialize: withLastmod }), devServices()],
   // The adapter would otherwise enable filesystem sessions; nothing here uses them.
   session: false,
   // CSP hashes for every script and style Astro emits (no 'unsafe-inline'). Astro's checkOrigin

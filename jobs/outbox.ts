@@ -22,7 +22,7 @@ export interface StartOutboxOptions extends DeliverOptions {
 /**
  * Poll the outbox every `intervalMs`, starting with one run at once. Runs never overlap (a tick
  * that finds the previous run still going is skipped) and the timer does not keep the process
- * alive. Without a webhook URL it does nothing.
+ * alive. Without a webhook URL it does nothing. With CONTACT_WEBHOOK_SECRET each delivery is signed.
  */
 export function startOutbox(options: StartOutboxOptions): OutboxHandle {
   const { services, intervalMs } = options;
@@ -33,6 +33,7 @@ export function startOutbox(options: StartOutboxOptions): OutboxHandle {
     db: services.db,
     log: services.log,
     webhookUrl,
+    signingSecret: services.config.CONTACT_WEBHOOK_SECRET,
     ...(options.fetch ? { fetch: options.fetch } : {}),
   };
   let running: Promise<void> | undefined;

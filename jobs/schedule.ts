@@ -1,6 +1,7 @@
 /**
- * The schedule around the stats job. `startJobs` is called by the server after migrations and
- * returns a handle whose `stop()` the shutdown path awaits; importing this module starts nothing.
+ * The schedule around the stats job and the contact retention purge. `startJobs` is called by the
+ * server after migrations and returns a handle whose `stop()` the shutdown path awaits; importing
+ * this module starts nothing.
  *
  * - Each `STATS_CRON` tick (UTC; default 00:05) materialises the last complete day and
  *   re-materialises the two before it, so events arriving up to ~3 days late are counted
@@ -11,6 +12,9 @@
  *   advisory lock with pg_try_advisory_lock on a dedicated connection and skips when another
  *   instance holds it; under the lock, a tick whose days were already written at or after the
  *   tick's scheduled minute is skipped too, so a slower instance does not repeat the tick.
+ * - With CONTACT_RETENTION_DAYS set, contact submissions older than that many days are deleted
+ *   once at start and then daily at RETENTION_CRON, each run logged with its counts. Several
+ *   instances may purge at once: a DELETE is idempotent, they only split the counts.
  */
 import { createTask, validate } from 'node-cron';
 import { dayOfInstant, formatDay } from '../src/lib/calendar.ts';
@@ -27,6 +31,7 @@ import {
 import { REMATERIALIZE_DAYS } from '../src/features/stats/response-caching.ts';
 import { PATHS } from '../src/lib/paths.ts';
 import type { Services } from '../src/app/services.ts';
+import { purgeSubmissionsBefore, retentionCutoffMs, type ErasureResult } from '../src/features/contact/retention.server.ts';
 
 export type TickOutcome =
   | { ran: true; from: string; to: string; result: MaterializeResult }
@@ -55,6 +60,29 @@ export async function runCatchUp(deps: MaterializeDeps): Promise<LockedRun<Mater
   return withStatsLock(deps.db, () => materializeMissing(deps));
 }
 
+/** When the contact retention purge runs (UTC): daily, clear of the stats tick at 00:05. */
+export const RETENTION_CRON = '35 0 * * *';
+
+export interface RetentionOutcome extends ErasureResult {
+  /** Submissions made before this instant (RFC 3339) were deleted. */
+  before: string;
+}
+
+/**
+ * One retention run at `nowMs`: deletes the submissions older than CONTACT_RETENTION_DAYS and logs
+ * what went (info) or why it stopped (error). Never throws. Undefined when retention is off.
+ */
+export async function runRetentionPurge(services: Pick<Services, 'config' | 'db'>, log: JobLog, nowMs: number): Promise<RetentionOutcome | undefined> {
+  const days = services.config.CONTACT_RETENTION_DAYS;
+  if (days === undefined) return undefined;
+  const cutoff = retentionCutoffMs(nowMs, days);
+  const outcome: RetentionOutcome = { ...(await purgeSubmissionsBefore(services.db, cutoff)), before: new Date(cutoff).toISOString() };
+  const counts = { retentionDays: days, before: outcome.before, submissionsDeleted: outcome.submissions, pendingDeliveriesDeleted: outcome.pendingDeliveries };
+  if (outcome.error) log.error({ err: outcome.error, ...counts }, 'contact retention purge stopped');
+  else log.info(counts, 'contact retention purge');
+  return outcome;
+}
+
 export interface JobsHandle {
   /** Settles when the start-up catch-up has finished (or was skipped). */
   ready: Promise<void>;
@@ -69,7 +97,7 @@ export interface JobsDeps {
 }
 
 /**
- * Schedule the stats job. Throws at start-up when STATS_CRON is not a valid expression, so a
+ * Schedule the stats job and the retention purge. Throws at start-up when STATS_CRON is not a valid expression, so a
  * bad value stops the process with a message naming the variable.
  */
 export function startJobs({ services, now = Date.now }: JobsDeps): JobsHandle {
@@ -114,8 +142,30 @@ export function startJobs({ services, now = Date.now }: JobsDeps): JobsHandle {
       else log.info({ from: outcome.from, to: outcome.to, days: outcome.result.days }, 'stats tick materialised');
     });
 
-  const task = createTask(config.STATS_CRON, tick, {
-    name: 'stats-materialize',
+  const task = cronTask(config.STATS_CRON, 'stats-materialize', tick, log);
+  const retention = startRetention(services, now);
+
+  const ready = exclusive('catch-up', async () => {
+    const outcome = await runCatchUp(deps);
+    if (!outcome.acquired) log.info('stats catch-up skipped: another instance holds the lock');
+    else if (outcome.value.error) log.error({ err: outcome.value.error, days: outcome.value.days }, 'stats catch-up failed');
+    else if (outcome.value.days > 0) log.info({ days: outcome.value.days }, 'stats catch-up materialised missing days');
+  });
+
+  return {
+    ready: Promise.all([ready, retention.ready]).then(() => {}),
+    async stop() {
+      stopped = true;
+      await Promise.all([task.destroy(), retention.stop()]);
+      await running;
+    },
+  };
+}
+
+/** A started node-cron task in UTC whose own messages go to our log. */
+function cronTask(expression: string, name: string, run: () => unknown, log: JobLog): ReturnType<typeof createTask> {
+  const task = createTask(expression, run, {
+    name,
     timezone: 'UTC',
     noOverlap: true,
     logger: {
@@ -126,16 +176,25 @@ export function startJobs({ services, now = Date.now }: JobsDeps): JobsHandle {
     },
   });
   task.start();
+  return task;
+}
 
-  const ready = exclusive('catch-up', async () => {
-    const outcome = await runCatchUp(deps);
-    if (!outcome.acquired) log.info('stats catch-up skipped: another instance holds the lock');
-    else if (outcome.value.error) log.error({ err: outcome.value.error, days: outcome.value.days }, 'stats catch-up failed');
-    else if (outcome.value.days > 0) log.info({ days: outcome.value.days }, 'stats catch-up materialised missing days');
-  });
-
+/** The retention purge: once now, then daily at RETENTION_CRON; nothing without CONTACT_RETENTION_DAYS. */
+function startRetention(services: Services, now: () => number): Pick<JobsHandle, 'ready' | 'stop'> {
+  if (services.config.CONTACT_RETENTION_DAYS === undefined) return { ready: Promise.resolve(), stop: async () => {} };
+  const log: JobLog = services.log.child({ job: 'contact-retention' });
+  let running: Promise<unknown> | undefined;
+  let stopped = false;
+  const run = (): Promise<unknown> => {
+    if (stopped) return Promise.resolve();
+    running ??= runRetentionPurge(services, log, now()).finally(() => {
+      running = undefined;
+    });
+    return running;
+  };
+  const task = cronTask(RETENTION_CRON, 'contact-retention', run, log);
   return {
-    ready,
+    ready: run().then(() => {}),
     async stop() {
       stopped = true;
       await task.destroy();

@@ -124,7 +124,7 @@ export const EXPECTATIONS: Expectation[] = [
     command: /^curl -i 'http:\/\/127\.0\.0\.1:4321\/api\/v1\/public\/data\?startDate=2026-01-01&endDate=2026-01-31'$/,
     how: 'run',
     check: all(ok, (r) => (/^HTTP\/1\.1 200 /.test(r.stdout) ? undefined : `status line ${r.stdout.split('\r\n')[0]}`), (r) => {
-      const missing = ['x-ratelimit-remaining', 'x-ratelimit-reset', 'x-daily-quota-remaining'].filter((h) => !r.stdout.toLowerCase().includes(`\r\n${h}:`));
+      const missing = ['x-ratelimit-remaining', 'x-ratelimit-reset', 'x-daily-quota-remaining', 'x-data-settled-through'].filter((h) => !r.stdout.toLowerCase().includes(`\r\n${h}:`));
       return missing.length === 0 ? undefined : `headers missing: ${missing.join(', ')}`;
     }, (r) => (r.stdout.includes('"status":"Success"') ? undefined : `body: ${r.stdout.slice(-200)}`)),
   },
@@ -138,6 +138,12 @@ export const EXPECTATIONS: Expectation[] = [
       if (/^\s*> /.test(csv)) return `2025.csv starts with npm's banner lines, not the CSV header (npm run writes them to stdout: \`npm run -s data:fetch\` would not)`;
       return `2025.csv does not start with the CSV header: ${JSON.stringify(csv.slice(0, 80))}`;
     }),
+  },
+  {
+    command: /^npm run contact:erase -- --email Ada@Example\.com$/,
+    how: 'run',
+    // Runs after "Try it" submitted ada@example.com to the demo: at least that one goes.
+    check: all(ok, (r) => (/^erased [1-9]\d* submissions? and 0 pending webhook deliveries of Ada@Example\.com \(address matched case-insensitively\) from sqlite:/m.test(r.stdout) ? undefined : `unexpected output: ${r.stdout.slice(-200)}`)),
   },
   { command: /--base-url https:\/\/data\.example /, how: { skip: 'https://data.example is a placeholder (the .example domain is reserved, RFC 2606): there is no server to fetch from' } },
 ];

@@ -4,12 +4,18 @@
  * cache of settled months, and one record per day on stdout.
  *
  *   npm run -s data:fetch -- --from 2025-01-01 --to 2025-12-31 [--format csv|json]
- *                            [--base-url URL] [--cache-dir DIR] [--concurrency N]
+ *                            [--base-url URL] [--cache-dir DIR] [--concurrency N] [--token KEY]
+ *
+ * An API key comes from --token or, better (it then stays out of shell history and `ps`), from
+ * the DATA_API_TOKEN environment variable; it is sent as `Authorization: Bearer <key>` and never
+ * printed. stderr ends with a summary: requests, cache hits, the server's last settled day and
+ * the days that had no record.
  *
  * Exit status follows sysexits(3), so scripts can tell what to do next:
  *   0 ok · 64 usage (bad flags or dates) · 65 the server refused the request (400 SVC1005)
  *   69 server unavailable (unreachable, 5xx, or not the data service) · 73 cache directory unusable
  *   75 try again later (daily quota spent: stderr names the reset time; or still rate limited)
+ *   77 the API key was refused (401)
  *   130 interrupted (SIGINT), 143 terminated (SIGTERM).
  */
 import { mkdir } from 'node:fs/promises';
@@ -17,7 +23,7 @@ import { stringify } from 'csv-stringify/sync';
 import {
   DailyQuotaExceededError,
   DataClientError,
-  getDailyStats,
+  fetchDailyStats,
   InvalidArgumentError,
   planRequest,
   type DataRecord,
@@ -25,14 +31,14 @@ import {
   type GetDailyStatsOptions,
 } from '../../src/client/data-client.ts';
 import { createDiskCache } from '../../src/client/disk-cache.ts';
-import { EX_CANTCREAT, EX_DATAERR, EX_SOFTWARE, EX_TEMPFAIL, EX_UNAVAILABLE, EX_USAGE } from '../../src/app/exit-codes.ts';
+import { EX_CANTCREAT, EX_DATAERR, EX_NOPERM, EX_SOFTWARE, EX_TEMPFAIL, EX_UNAVAILABLE, EX_USAGE } from '../../src/app/exit-codes.ts';
 import { progress, type Progress } from './progress-bar.ts';
 import { type Cli, type CliValues, parseCli, runCli, UsageError } from './run-cli.ts';
 
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:4321';
 
 const USAGE = {
-  synopsis: 'data-fetch --from YYYY-MM-DD --to YYYY-MM-DD [--format csv|json] [--base-url URL] [--cache-dir DIR] [--concurrency N]',
+  synopsis: 'data-fetch --from YYYY-MM-DD --to YYYY-MM-DD [--format csv|json] [--base-url URL] [--cache-dir DIR] [--concurrency N] [--token KEY (or DATA_API_TOKEN)]',
   options: {
     from: { type: 'string' },
     to: { type: 'string' },
@@ -40,6 +46,7 @@ const USAGE = {
     'base-url': { type: 'string', default: DEFAULT_BASE_URL },
     'cache-dir': { type: 'string' },
     concurrency: { type: 'string' },
+    token: { type: 'string' },
   },
 } as const;
 
@@ -51,6 +58,7 @@ export const EXIT = {
   unavailable: EX_UNAVAILABLE,
   cantCreate: EX_CANTCREAT,
   tempFail: EX_TEMPFAIL,
+  noPerm: EX_NOPERM,
   software: EX_SOFTWARE,
 } as const;
 
@@ -63,17 +71,22 @@ export interface CliPlan {
   baseUrl: string;
   cacheDir: string | undefined;
   concurrency: number | undefined;
+  /** The API key (--token, else DATA_API_TOKEN); never printed. */
+  token: string | undefined;
 }
+
+/** Where the API key is read from when --token is not given. */
+export const TOKEN_ENV = 'DATA_API_TOKEN';
 
 export type ParsedArgs = { kind: 'help' } | { kind: 'run'; plan: CliPlan } | { kind: 'usage'; message: string };
 
 /** Flags to a plan. Dates and the URL are checked by the client itself (one set of rules, one set of messages). */
-export function parseCliArgs(args: string[]): ParsedArgs {
+export function parseCliArgs(args: string[], env: Record<string, string | undefined> = {}): ParsedArgs {
   const parsed = parseCli(USAGE, args);
-  return parsed.kind === 'run' ? planOf(parsed.values) : parsed;
+  return parsed.kind === 'run' ? planOf(parsed.values, env) : parsed;
 }
 
-function planOf(values: CliValues<typeof USAGE.options>): Exclude<ParsedArgs, { kind: 'help' }> {
+function planOf(values: CliValues<typeof USAGE.options>, env: Record<string, string | undefined>): Exclude<ParsedArgs, { kind: 'help' }> {
   if (values.from === undefined || values.to === undefined) return { kind: 'usage', message: '--from and --to are both required' };
   if (values.format !== 'csv' && values.format !== 'json') return { kind: 'usage', message: `--format must be csv or json, got ${JSON.stringify(values.format)}` };
   // The client checks the dates too, but would name the other end `from`, not `--from`.
@@ -91,12 +104,14 @@ function planOf(values: CliValues<typeof USAGE.options>): Exclude<ParsedArgs, { 
       baseUrl: values['base-url'],
       cacheDir: values['cache-dir'],
       concurrency: concurrency === undefined ? undefined : Number(concurrency),
+      // Empty counts as unset, as for the server's variables.
+      token: values.token || env[TOKEN_ENV] || undefined,
     },
   };
 }
 
 /** The client's option names as this command's flags, for messages. */
-const FLAG_OF: Record<string, string> = { from: '--from', to: '--to', baseUrl: '--base-url', concurrency: '--concurrency' };
+const FLAG_OF: Record<string, string> = { from: '--from', to: '--to', baseUrl: '--base-url', concurrency: '--concurrency', token: `--token (or ${TOKEN_ENV})` };
 
 /** What a failure means for the exit status. */
 export function exitCodeFor(error: unknown): number {
@@ -106,6 +121,8 @@ export function exitCodeFor(error: unknown): number {
       return EXIT.usage;
     case 'invalid_request':
       return EXIT.dataErr;
+    case 'unauthorized':
+      return EXIT.noPerm;
     case 'daily_quota_exceeded':
     case 'rate_limited':
       return EXIT.tempFail;
@@ -119,7 +136,17 @@ export function exitCodeFor(error: unknown): number {
 export function describeFailure(error: unknown): string {
   if (error instanceof InvalidArgumentError) return `${FLAG_OF[error.argument] ?? error.argument} ${error.detail}`;
   if (error instanceof DailyQuotaExceededError) return `${error.message}; run again after that`;
+  if (error instanceof DataClientError && error.code === 'unauthorized') return `${error.message}; check --token or ${TOKEN_ENV}`;
   return error instanceof Error ? error.message : String(error);
+}
+
+/** The summary's second line: which days are final, which had no record. */
+export function describeSettlement(settledThrough: string | undefined, missingDays: readonly string[], requests: number): string {
+  const settled =
+    settledThrough !== undefined ? `days up to ${settledThrough} are final` : requests === 0 ? 'every day came from the cache (final)' : 'the server did not say which days are final';
+  if (missingDays.length === 0) return `${settled}; no day missing`;
+  const shown = missingDays.length > 6 ? `${missingDays.slice(0, 3).join(', ')} ... ${missingDays.at(-1)}` : missingDays.join(', ');
+  return `${settled}; ${missingDays.length} day${missingDays.length === 1 ? '' : 's'} without a record yet (${shown})`;
 }
 
 /**
@@ -142,7 +169,7 @@ function countingFetch(counter: { requests: number }): FetchLike {
 }
 
 async function main({ values }: Cli<typeof USAGE.options>): Promise<number> {
-  const parsed = planOf(values);
+  const parsed = planOf(values, process.env);
   if (parsed.kind === 'usage') throw new UsageError(parsed.message);
   const { plan } = parsed;
   if (plan.cacheDir !== undefined) {
@@ -177,6 +204,7 @@ async function main({ values }: Cli<typeof USAGE.options>): Promise<number> {
     baseUrl: plan.baseUrl,
     signal: controller.signal,
     concurrency: plan.concurrency,
+    token: plan.token,
     // No --cache-dir: nothing outlives this process, so no cache at all.
     cache: plan.cacheDir === undefined ? false : createDiskCache(plan.cacheDir),
     fetch: countingFetch(counter),
@@ -193,11 +221,12 @@ async function main({ values }: Cli<typeof USAGE.options>): Promise<number> {
     // The windows are known up front (and the flags checked) before anything is sent.
     bar = progress(planRequest(options).windows.length, 'fetching', { unit: 'windows' });
     bar.update(0, { status: 'starting' });
-    const records = await getDailyStats(options);
+    const { records, settledThrough, missingDays } = await fetchDailyStats(options);
     bar?.stop();
     await write(formatRecords(records, plan.format));
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     process.stderr.write(`data-fetch: ${records.length} days from ${plan.from} to ${plan.to}; ${counter.requests} requests, ${fromCache} windows from cache, ${seconds} s\n`);
+    process.stderr.write(`data-fetch: ${describeSettlement(settledThrough, missingDays, counter.requests)}\n`);
     return EXIT.ok;
   } catch (error) {
     bar?.stop();

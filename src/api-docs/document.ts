@@ -10,6 +10,7 @@ import { ChatRequest } from '../features/chat/chat-request.ts';
 import { sendChatMessage } from '../features/chat/chat.openapi.ts';
 import { ContactPayload } from '../features/contact/contact.ts';
 import { submitContact } from '../features/contact/contact.openapi.ts';
+import { contactSubmissionWebhook } from '../features/contact/contact-webhook.openapi.ts';
 import { listNews } from '../features/news/news.openapi.ts';
 import { NewsArticle } from '../features/news/schema.ts';
 import { SellersDocument } from '../features/sellers/schema.ts';
@@ -20,6 +21,7 @@ import { DataError, Problem } from '../lib/http-error.ts';
 import { PATHS } from '../lib/paths.ts';
 import { API_VERSION, apiContext, type OpenApiOptions } from './context.ts';
 import { getLiveness, getOpenApiDocument, getReadiness } from './operations.openapi.ts';
+import { API_KEY_SCHEME } from './responses.ts';
 
 export { API_VERSION, type OpenApiOptions };
 
@@ -52,7 +54,7 @@ export function createOpenApiDocument(options: OpenApiOptions): OpenApiDocument 
         'Every data response carries X-RateLimit-Remaining, X-RateLimit-Reset and X-Daily-Quota-Remaining; its 429 adds Retry-After. ' +
         'Refusals made before rate limiting carry neither: 431 (request line and headers over 16 KiB) and 405 to a method the server does not know. ' +
         'Every response but a 431 carries X-Request-Id; quote it when reporting a problem. ' +
-        'No operation needs credentials.',
+        'No operation needs credentials; the community data interface optionally takes an API key (`Authorization: Bearer ...`) whose own, higher limits then apply.',
     },
     servers: [site, data],
     tags: [
@@ -70,10 +72,15 @@ export function createOpenApiDocument(options: OpenApiOptions): OpenApiDocument 
       [PATHS.healthz]: { servers: [site], get: getLiveness() },
       [PATHS.readyz]: { servers: [site], get: getReadiness() },
     },
+    // What this service sends: OpenAPI 3.1 webhooks (section 4.8.1).
+    webhooks: { contactSubmission: contactSubmissionWebhook() },
     // Named components. Registered here rather than with `.meta({ id })` in the feature files,
     // which would change what z.toJSONSchema gives their other users. Nested schemas (Seller,
     // DataRecord, ChatMessage...) stay inline under their JSON Schema `title`; Problem and
     // DataError are used through per-status copies and listed whole for reference.
-    components: { schemas: { NewsArticle, ContactPayload, ChatRequest, SellersDocument, DataResponse, Problem, DataError } },
+    components: {
+      schemas: { NewsArticle, ContactPayload, ChatRequest, SellersDocument, DataResponse, Problem, DataError },
+      securitySchemes: { apiKey: API_KEY_SCHEME },
+    },
   });
 }

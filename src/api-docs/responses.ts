@@ -10,7 +10,7 @@ import type { Window } from '../features/ratelimit/policies.ts';
 import { DataError, Problem, type HttpErrorInit, type SiteProblemCode } from '../lib/http-error.ts';
 import { JSON_REQUEST_MEDIA_TYPES } from '../lib/media-type.ts';
 import { problemExample, siteRateLimitedExample, type Examples } from './examples.ts';
-import { CachingHeaders, NoStoreHeaders, PublicCorsHeaders, siteRefusedHeaders } from './headers.ts';
+import { BearerChallengeHeaders, CachingHeaders, NoStoreHeaders, PublicCorsHeaders, siteRefusedHeaders } from './headers.ts';
 
 export type HeaderSchema = z.ZodObject<z.ZodRawShape>;
 export type Responses = Record<string, ZodOpenApiResponseObject>;
@@ -114,6 +114,29 @@ export function siteRateLimited(windows: readonly Window[], pathname: string): E
       scope: z.enum(windows.map((w) => w.name) as [string, ...string[]]).meta({ description: 'The exhausted window (as X-RateLimit-Scope).' }),
       retryAfter: z.int().min(1).meta({ description: 'Seconds to wait (as Retry-After).' }),
     },
+  };
+}
+
+/** The optional integrator key of the data interface (RFC 6750 bearer token; `npm run api-keys`). */
+export const API_KEY_SCHEME = {
+  type: 'http',
+  scheme: 'bearer',
+  description:
+    'Optional integrator key, issued by the operator (`npm run api-keys -- create`). With it, the key\'s own per-minute and daily quotas apply instead of the client address\'s; an unknown, revoked or malformed key is refused with 401.',
+} as const;
+
+/** The data interface's 401: an Authorization header that is not a live API key. */
+export function dataUnauthorized(pathname: string, headers: HeaderSchema): ErrorSpec {
+  return {
+    description:
+      'Unauthorized (code `unauthorized`): the Authorization header is not a live API key (unknown, revoked, or not `Bearer adk_...`). Charged to the client address like an anonymous request. Send a live key, or none for anonymous limits.',
+    examples: {
+      unauthorized: {
+        summary: 'Unknown or revoked key',
+        value: problemExample(pathname, 401, 'unauthorized', { detail: 'The API key is not valid: it is unknown or has been revoked. Send a live key, or no Authorization header for anonymous limits.' }),
+      },
+    },
+    headers: headers.extend(BearerChallengeHeaders.shape),
   };
 }
 

@@ -12,7 +12,7 @@ import { createServices, type Services } from './services.ts';
 import { startOutbox } from '../../jobs/outbox.ts';
 import { startJobs } from '../../jobs/schedule.ts';
 import { clientKeyOf } from '../features/ratelimit/index.ts';
-import { createServer as createHttpServer } from 'node:http';
+import { createServer as createHttpServer, type IncomingMessage } from 'node:http';
 import { createEdge, type AstroHandler } from '../server/http.ts';
 import type { Logger } from '../server/log.ts';
 import { ResponseCache } from '../server/response-cache.ts';
@@ -59,8 +59,9 @@ export async function createApp(config: Config, log: Logger): Promise<AppHandle>
     return services;
   };
 
-  const limiter = createEdgeLimiter(config, log);
+  const limiter = createEdgeLimiter(config, log, { db: handle });
   const socketKeys = new WeakMap<Socket, string>();
+  const keyOf = (req: IncomingMessage) => clientKeyOf(req.socket.remoteAddress, req.headers, config.TRUST_PROXY, config.RATE_LIMIT_IPV6_PREFIX);
   const edge = createEdge({
     log,
     astro,
@@ -68,10 +69,10 @@ export async function createApp(config: Config, log: Logger): Promise<AppHandle>
     cache,
     limiter,
     clientKey: (req) => {
-      if (config.TRUST_PROXY.kind !== 'none') return clientKeyOf(req.socket.remoteAddress, req.headers, config.TRUST_PROXY);
+      if (config.TRUST_PROXY.kind !== 'none') return keyOf(req);
       // Trusting no proxy, the key is the peer's address: parsed once per connection, not per request.
       let key = socketKeys.get(req.socket);
-      if (key === undefined) socketKeys.set(req.socket, (key = clientKeyOf(req.socket.remoteAddress, req.headers, config.TRUST_PROXY)));
+      if (key === undefined) socketKeys.set(req.socket, (key = keyOf(req)));
       return key;
     },
     allowedOrigins: () => running().config.ALLOWED_ORIGINS,

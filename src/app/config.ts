@@ -6,6 +6,7 @@
 import { validate as validCron } from 'node-cron';
 import { z } from 'zod';
 import type { TrustProxy } from '../features/ratelimit/client-key.ts';
+import { WebhookSecret } from '../features/contact/webhook-signing.ts';
 import { redactUrl, redactUrlsIn } from '../lib/redact-url.ts';
 import { bool, databaseUrl, DEFAULT_DATABASE_URL, httpUrlWithoutCredentials, list, llmBaseUrl, origin, parseOrigin, positiveInt, trustProxy } from './config-values.ts';
 
@@ -52,6 +53,17 @@ export const EnvSchema = z.object({
   RATE_LIMIT_CONTACT_DAY: positiveInt.default(100),
   RATE_LIMIT_DATA_MINUTE: positiveInt.default(60),
   RATE_LIMIT_DATA_DAY: positiveInt.default(5000),
+  /** Length of the IPv6 network that counts as one client (RFC 6177 sites get a /48 to /64). */
+  RATE_LIMIT_IPV6_PREFIX: z.coerce
+    .number({ error: 'must be a prefix length from 1 to 128' })
+    .int('must be a prefix length from 1 to 128')
+    .min(1, 'must be a prefix length from 1 to 128')
+    .max(128, 'must be a prefix length from 1 to 128')
+    .default(56),
+  /** Also send the current IETF draft's `RateLimit-Policy` and `RateLimit` pair (structured fields). */
+  RATE_LIMIT_DRAFT_HEADERS: bool('RATE_LIMIT_DRAFT_HEADERS').default(false),
+  /** How long an API key's lookup is remembered: a revoked key stops working within this many seconds. */
+  API_KEY_CACHE_SECONDS: positiveInt.max(3600, 'must be at most 3600 (an hour)').default(30),
 
   /** OpenAI-compatible chat-completions server; unset uses the built-in assistant. */
   LLM_BASE_URL: llmBaseUrl.optional(),
@@ -70,6 +82,10 @@ export const EnvSchema = z.object({
     'an http(s) URL',
     'fetch refuses them, and the delivery error stored with each submission would repeat the URL; use a secret path or query token instead',
   ).optional(),
+  /** Standard Webhooks secret (`whsec_<base64>`): sign each outbox delivery; unset sends unsigned ones. */
+  CONTACT_WEBHOOK_SECRET: WebhookSecret.optional(),
+  /** Delete contact submissions older than this many days, daily; unset keeps them forever. */
+  CONTACT_RETENTION_DAYS: positiveInt.max(36_500, 'must be at most 36500 (100 years)').optional(),
   /** Run the scheduled jobs in this process (set false on instances that should only serve). */
   JOBS_ENABLED: bool('JOBS_ENABLED').default(true),
 });

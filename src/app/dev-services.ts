@@ -70,7 +70,7 @@ export async function openDevServices(address: AddressInfo, env: NodeJS.ProcessE
       const locals: App.Locals = {
         services,
         requestId: requestIdOf(req.headers['x-request-id']),
-        clientKey: clientKeyOf(req.socket.remoteAddress, req.headers, services.config.TRUST_PROXY),
+        clientKey: clientKeyOf(req.socket.remoteAddress, req.headers, services.config.TRUST_PROXY, services.config.RATE_LIMIT_IPV6_PREFIX),
       };
       Reflect.set(req, ASTRO_LOCALS, locals);
       next();

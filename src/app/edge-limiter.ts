@@ -1,48 +1,140 @@
 /**
  * The edge's view of rate limiting: the windows of a request's rate class (the route table
- * decides the class, src/server/routes.ts), one atomic take from the store, the spec's headers, and the 429 for a refused request. The
- * policy, bucket math and stores live in src/features/ratelimit.
+ * decides the class, src/server/routes.ts), one atomic take from the store, the spec's headers,
+ * and the 429 for a refused request. On the data interface it also reads the optional API key
+ * (Bearer token) whose own windows replace the client address's, answers 401 for a token that is
+ * not a live key, and gives a 304's day unit back. The policy, bucket math and stores live in
+ * src/features/ratelimit; keys in src/features/apikeys.
  */
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Config } from './config.ts';
+import { createKeyResolver, credentialsOf, findLiveKey, type ApiKey, type Credentials, type KeyResolver } from '../features/apikeys/index.ts';
 import {
   createMemoryStore,
   createRedisStore,
   dataHeaders,
+  draftHeaders,
   policiesFromConfig,
+  refundedDecision,
   siteHeaders,
+  type Decision,
   type RateLimitStore,
+  type Window,
 } from '../features/ratelimit/index.ts';
+import type { DbHandle } from '../db/create-db.ts';
 import type { EdgeLimiter, LimitOutcome } from '../server/http.ts';
 import type { Logger } from '../server/log.ts';
 import { HttpError } from '../lib/http-error.ts';
+
+/** Budget of one key lookup in the database: a stuck database answers 503 quickly, never hangs the request. */
+const KEY_LOOKUP_DEADLINE_MS = 1_000;
 
 export interface EdgeRateLimiter extends EdgeLimiter {
   close(): Promise<void>;
 }
 
-export function createEdgeLimiter(config: Config, log: Logger, now: () => number = Date.now): EdgeRateLimiter {
+export interface EdgeLimiterOptions {
+  /** Where API keys live; without it every Authorization header is answered 401. */
+  db?: DbHandle;
+  now?: () => number;
+}
+
+/** The data windows of a key: the anonymous windows' names (so X-RateLimit-Scope reads the same) with the key's limits. */
+export function keyWindows(key: ApiKey): Window[] {
+  return [
+    { name: 'data-minute', limit: key.minuteLimit, kind: 'bucket', periodSeconds: 60 },
+    { name: 'data-day', limit: key.dayLimit, kind: 'utc-day', periodSeconds: 86_400 },
+  ];
+}
+
+/** 401 in the data interface's format, with the challenge of RFC 6750 section 3. */
+function unauthorized(credentials: Credentials): HttpError {
+  const bearer = credentials.kind === 'bearer';
+  return new HttpError(401, 'unauthorized', {
+    detail: bearer
+      ? 'The API key is not valid: it is unknown or has been revoked. Send a live key, or no Authorization header for anonymous limits.'
+      : 'The Authorization header is not a Bearer API key (Authorization: Bearer adk_...). Send a live key, or no Authorization header for anonymous limits.',
+    // invalid_token: "expired, revoked, malformed, or invalid for other reasons" (RFC 6750 section 3.1).
+    headers: { 'www-authenticate': 'Bearer realm="data", error="invalid_token"' },
+  });
+}
+
+export function createEdgeLimiter(config: Config, log: Logger, options: EdgeLimiterOptions = {}): EdgeRateLimiter {
+  const now = options.now ?? Date.now;
   const policies = policiesFromConfig(config);
+  const draft = config.RATE_LIMIT_DRAFT_HEADERS;
   const store: RateLimitStore = config.REDIS_URL ? createRedisStore({ url: config.REDIS_URL, log, prefix: config.REDIS_KEY_PREFIX, commandTimeoutMs: config.REDIS_TIMEOUT_MS }) : createMemoryStore();
+  const { db } = options;
+  const keys: KeyResolver | undefined = db && createKeyResolver({
+    find: (tokenHash) => db.withDeadline(KEY_LOOKUP_DEADLINE_MS, () => findLiveKey(db.db, tokenHash)),
+    ttlMs: config.API_KEY_CACHE_SECONDS * 1000,
+    now,
+  });
+
+  function dataFigures(decision: Decision, at: number): Record<string, string> {
+    return draft ? { ...dataHeaders(decision, at), ...draftHeaders(decision) } : dataHeaders(decision, at);
+  }
+
+  /** One take from the data windows of `key` (a client address or `key:<id>`). */
+  async function takeData(key: string, windows: Window[]): Promise<LimitOutcome> {
+    const at = now();
+    const decision = await store.take(key, windows, at);
+    const headers = dataFigures(decision, at);
+    if (!decision.allowed) {
+      const wait = decision.retryAfterSeconds ?? 1;
+      const detail =
+        decision.scope === 'data-day'
+          ? `rate limit exceeded: the daily quota is spent; it resets at 00:00 UTC, in ${wait} seconds`
+          : `rate limit exceeded: too many requests in a given amount of time; retry after ${wait} seconds`;
+      return { headers, refused: new HttpError(429, 'SVC1010', { detail }) };
+    }
+    return {
+      headers,
+      // A 304 Not Modified does not spend the daily quota (GitHub's rule): the day unit taken
+      // above is given back, and the 304 reports the day as it stands without it. Charging first
+      // and refunding keeps the quota exact under concurrency (it can never be overspent).
+      settle: (status) => {
+        if (status !== 304) return undefined;
+        store.refund(key, windows, decision).catch((err: unknown) => log.debug({ err }, 'rate-limit refund failed'));
+        return dataFigures(refundedDecision(decision), at);
+      },
+    };
+  }
+
+  async function checkData(clientKey: string, headers: IncomingHttpHeaders): Promise<LimitOutcome> {
+    const credentials = credentialsOf(headers);
+    if (credentials.kind === 'none') return takeData(clientKey, policies.data);
+    if (credentials.kind === 'bearer' && keys) {
+      const found = await keys.resolve(credentials.token, clientKey);
+      if (found.kind === 'valid') return takeData(`key:${found.key.id}`, keyWindows(found.key));
+      if (found.kind === 'unavailable') {
+        log.warn({ err: found.error }, 'API key lookup failed: the database did not answer');
+        return {
+          headers: {},
+          refused: new HttpError(503, 'service_unavailable', {
+            detail: 'API keys cannot be checked just now: the database is unavailable. Try again in a few seconds.',
+            headers: { 'retry-after': '5' },
+          }),
+        };
+      }
+    }
+    // A token that is not a live key is charged as an anonymous request of the client address, so
+    // bad credentials never buy more than anonymous access; when those windows are spent the
+    // answer is their 429.
+    const anonymous = await takeData(clientKey, policies.data);
+    if (anonymous.refused) return anonymous;
+    return { headers: anonymous.headers, refused: unauthorized(credentials) };
+  }
 
   return {
-    async check(routeClass, clientKey): Promise<LimitOutcome> {
-      const at = now();
-      const decision = await store.take(clientKey, policies[routeClass], at);
-      if (routeClass === 'data') {
-        const headers = dataHeaders(decision, at);
-        if (decision.allowed) return { headers };
-        const wait = decision.retryAfterSeconds ?? 1;
-        const detail =
-          decision.scope === 'data-day'
-            ? `rate limit exceeded: the daily quota is spent; it resets at 00:00 UTC, in ${wait} seconds`
-            : `rate limit exceeded: too many requests in a given amount of time; retry after ${wait} seconds`;
-        return { headers, refused: new HttpError(429, 'SVC1010', { detail }) };
-      }
-      const headers = siteHeaders(decision);
-      if (decision.allowed) return { headers };
+    async check(routeClass, clientKey, headers): Promise<LimitOutcome> {
+      if (routeClass === 'data') return checkData(clientKey, headers);
+      const decision = await store.take(clientKey, policies[routeClass], now());
+      const figures = draft ? { ...siteHeaders(decision), ...draftHeaders(decision) } : siteHeaders(decision);
+      if (decision.allowed) return { headers: figures };
       const wait = decision.retryAfterSeconds ?? 1;
       return {
-        headers,
+        headers: figures,
         refused: new HttpError(429, 'rate_limited', {
           detail: `The ${decision.scope ?? 'rate'} limit is used up for this client.`,
           resolution: `Wait ${wait} second${wait === 1 ? '' : 's'} (Retry-After) before retrying.`,

@@ -4,6 +4,7 @@
  *
  *   import { getDailyStats } from 'adtech-site/client';
  *   const records = await getDailyStats({ from: '2025-01-01', to: '2025-12-31', baseUrl: 'https://data.example' });
+ *   const { records, settledThrough, missingDays } = await fetchDailyStats({ ... });
  *
  * It runs unchanged in browsers and Node 22+: nothing beyond the platform's fetch,
  * AbortSignal, URL, Headers and performance, and no import from the rest of the project.
@@ -15,15 +16,19 @@
  *   `DailyQuotaExceededError` as soon as the daily quota is spent;
  * - when refused anyway (another client on the same address), waits Retry-After plus full
  *   jitter, a bounded number of times; transient failures (network, 5xx) likewise;
- * - keeps settled windows in a cache, so asking again costs no request;
+ * - sends an API key as `Authorization: Bearer <token>` when given one, and surfaces a refused
+ *   key as `UnauthorizedError` (401, not retried);
+ * - keeps the days up to the server's last settled day (`X-Data-Settled-Through`) in a cache
+ *   for good, so asking again costs a request only for the days after it;
  * - stops everything, waits included, when the AbortSignal fires.
  */
-import { checkDay } from '../lib/calendar.ts';
+import { checkDay, formatDay } from '../lib/calendar.ts';
 import { PATHS } from '../lib/paths.ts';
-import { recordsOf, type DataRecord } from './data-record.ts';
-import { isSettled, monthWindows, type DateWindow } from './date-windows.ts';
+import type { DataRecord } from './data-record.ts';
+import { monthWindows, type DateWindow } from './date-windows.ts';
 import { InvalidArgumentError } from './errors.ts';
 import { fetchWindow, type FetchLike, type WaitNotice, type WindowContext } from './fetch-window.ts';
+import { cachedRun, missingDays, restOf, settledByClock, settledRun } from './settled-days.ts';
 import { createPacer } from './pacer.ts';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './rate-pacing.ts';
 import { copyRecords, sharedMemoryCache, windowCacheKey, type WindowCache } from './window-cache.ts';
@@ -64,7 +69,12 @@ export interface GetDailyStatsOptions {
   signal?: AbortSignal | undefined;
   /** Windows fetched at the same time, 1 to 8 (default 2). */
   concurrency?: number | undefined;
-  /** Where settled windows are kept (default: one in-memory cache shared by every call); `false` for none. */
+  /**
+   * API key, sent as `Authorization: Bearer <token>` (RFC 6750). Optional: the data API answers
+   * without one, under the anonymous limits. Never logged or put in an error message.
+   */
+  token?: string | undefined;
+  /** Where settled days are kept (default: one in-memory cache shared by every call); `false` for none. */
   cache?: WindowCache | false | undefined;
   /** The fetch to use (default `globalThis.fetch`); tests and proxies inject their own. */
   fetch?: FetchLike | undefined;
@@ -72,7 +82,10 @@ export interface GetDailyStatsOptions {
   onProgress?: ((progress: WindowProgress) => void) | undefined;
   /** Called before each wait imposed by the limits or a retry. */
   onWait?: ((notice: WaitNotice) => void) | undefined;
-  /** Wall clock deciding which windows are settled (default `Date.now`). Waits always use real time. */
+  /**
+   * Wall clock deciding which days are settled when the server does not say so itself (no
+   * X-Data-Settled-Through header; default `Date.now`). Waits always use real time.
+   */
   now?: (() => number) | undefined;
   /** Attempts and backoff bounds per window (defaults: 5 attempts, 500 ms base, 30 s cap). */
   retry?: Partial<RetryPolicy> | undefined;
@@ -85,7 +98,29 @@ interface Plan {
   windows: DateWindow[];
   concurrency: number;
   retry: RetryPolicy;
+  token: string | undefined;
 }
+
+/** What a call returns beside the records: what the server said about their finality. */
+export interface DailyStats {
+  /** One record per day of the range that has one, ascending by date. */
+  records: DataRecord[];
+  /**
+   * The latest last settled day the server named (X-Data-Settled-Through, YYYY-MM-DD) during
+   * this call: the records up to it are final. Undefined when no request was needed (every day
+   * came from the cache, hence settled) or the server does not send the header.
+   */
+  settledThrough: string | undefined;
+  /**
+   * Days of the range without a record, ascending (YYYY-MM-DD): not materialised yet (today,
+   * the future, before the first event, a pending backfill), as X-Data-Missing-Days lists them.
+   * Ask for them again later.
+   */
+  missingDays: string[];
+}
+
+/** RFC 6750 section 2.1 `b64token`: what may follow `Bearer ` in an Authorization header. */
+const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
 
 /** Check every option before anything is sent; throws `InvalidArgumentError` naming the first wrong one. */
 export function planRequest(options: GetDailyStatsOptions): Plan {
@@ -138,19 +173,31 @@ export function planRequest(options: GetDailyStatsOptions): Plan {
     }
     retry[name as keyof RetryPolicy] = value;
   }
-  return { endpoint, windows: monthWindows(from, to), concurrency, retry };
+  const token = options.token;
+  // The message never shows the token: it may be in a log that others read.
+  if (token !== undefined && (typeof token !== 'string' || !B64TOKEN.test(token))) {
+    throw new InvalidArgumentError('token', 'must be an API key of letters, digits and - . _ ~ + / (then = padding), as RFC 6750 allows after "Bearer "');
+  }
+  return { endpoint, windows: monthWindows(from, to), concurrency, retry, token };
 }
 
 /**
  * Daily statistics of `from` to `to` (UTC days, both included), ascending by date, one record
  * per day the server has materialised (days not materialised yet, such as today, are absent).
+ * `fetchDailyStats` says in addition which days are final and which are missing.
  *
  * Rejects with `InvalidArgumentError` before any request when an option is wrong, with
- * `InvalidRequestError` (400 SVC1005, the server's message), `DailyQuotaExceededError` (with
- * `resetsAt`), `RateLimitedError`, `ServerUnavailableError` or `UnexpectedResponseError`, or
- * with the signal's reason when aborted. Settled windows fetched before a failure stay cached.
+ * `InvalidRequestError` (400 SVC1005, the server's message), `UnauthorizedError` (401, the
+ * token was refused), `DailyQuotaExceededError` (with `resetsAt`), `RateLimitedError`,
+ * `ServerUnavailableError` or `UnexpectedResponseError`, or with the signal's reason when
+ * aborted. Settled days fetched before a failure stay cached.
  */
 export async function getDailyStats(options: GetDailyStatsOptions): Promise<DataRecord[]> {
+  return (await fetchDailyStats(options)).records;
+}
+
+/** `getDailyStats` with the server's word on the records: the last settled day and the missing days. */
+export async function fetchDailyStats(options: GetDailyStatsOptions): Promise<DailyStats> {
   const plan = planRequest(options);
   const outer = options.signal;
   outer?.throwIfAborted();
@@ -171,6 +218,7 @@ export async function getDailyStats(options: GetDailyStatsOptions): Promise<Data
     onWait: options.onWait,
   };
   const results: DataRecord[][] = [];
+  let settledThrough: number | undefined;
   let next = 0;
   let done = 0;
   let failure: { error: unknown } | undefined;
@@ -182,17 +230,18 @@ export async function getDailyStats(options: GetDailyStatsOptions): Promise<Data
       const index = next++;
       const window = plan.windows[index]!;
       const key = windowCacheKey(plan.endpoint, window);
-      const cacheable = cache !== undefined && isSettled(window, now());
-      if (cacheable) {
-        const hit = await readCache(cache, key, window);
-        if (hit !== undefined) {
-          results[index] = hit;
-          report(window, true);
-          continue;
-        }
+      // The settled days of the window kept earlier: only the days after them are asked for.
+      const cached = cache === undefined ? [] : ((await readCache(cache, key, window)) ?? []);
+      if (cached.length === window.days) {
+        results[index] = cached;
+        report(window, true);
+        continue;
       }
-      const records = await fetchWindow(window, context);
-      if (cacheable && records.length === window.days) await writeCache(cache, key, records);
+      const answer = await fetchWindow(cached.length === 0 ? window : restOf(window, cached.length), context);
+      if (answer.settledThrough !== undefined) settledThrough = Math.max(settledThrough ?? answer.settledThrough, answer.settledThrough);
+      const records = [...cached, ...answer.records];
+      const keep = settledRun(records, window, answer.settledThrough ?? settledByClock(now()));
+      if (cache !== undefined && keep.length > cached.length) await writeCache(cache, key, keep);
       results[index] = records;
       report(window, false);
     }
@@ -214,16 +263,17 @@ export async function getDailyStats(options: GetDailyStatsOptions): Promise<Data
   }
   if (outer?.aborted) throw outer.reason;
   if (failure !== undefined) throw (failure as { error: unknown }).error;
-  return results.flat();
+  const records = results.flat();
+  return { records, settledThrough: settledThrough === undefined ? undefined : formatDay(settledThrough), missingDays: missingDays(records, options.from, options.to) };
 }
 
 async function readCache(cache: WindowCache, key: string, window: DateWindow): Promise<DataRecord[] | undefined> {
   try {
     const value = await cache.get(key);
     if (value === undefined) return undefined;
-    const records = recordsOf(value, window, true);
     // An entry that does not check out (edited file, older format) is a miss, fetched again.
-    return typeof records === 'string' || records.length !== window.days ? undefined : copyRecords(records);
+    const records = cachedRun(value, window);
+    return records === undefined ? undefined : copyRecords(records);
   } catch {
     // A cache is an optimisation: one that cannot be read must not fail the fetch.
     return undefined;

@@ -1,19 +1,19 @@
 /**
- * Request windows of the data client, pure: a range cut into windows the server accepts, and
- * which windows are settled enough to cache.
+ * Request windows of the data client, pure: a range cut into windows the server accepts.
  *
  * Days are epoch days of src/lib/calendar.ts, the project's one calendar: it is pure and
  * dependency-free, so the client (browsers included) imports it like the server does.
  */
-import { civilOf, dayOfInstant, daysInMonth, formatDay } from '../lib/calendar.ts';
+import { civilOf, daysInMonth, formatDay } from '../lib/calendar.ts';
 
 /** Longest range one request may ask for, both ends included (interface spec section 8). */
 export const MAX_WINDOW_DAYS = 31;
 
 /**
- * A window is settled once it ends this many days or more before today (UTC). The server's
- * nightly run rewrites yesterday and the two days before it (late events), so on day T the days
- * up to T - 4 are final and the server itself marks such ranges cacheable for a day.
+ * A day is settled once it is this many days or more before today (UTC). The server's nightly
+ * run rewrites yesterday and the two days before it (late events), so on day T the days up to
+ * T - 4 are final; the server says so in X-Data-Settled-Through, and this count stands in for a
+ * server that does not (settled-days.ts).
  */
 export const SETTLED_AFTER_DAYS = 4;
 
@@ -56,9 +56,4 @@ export function monthWindows(from: number, to: number): DateWindow[] {
     start = end + 1;
   }
   return windows;
-}
-
-/** Whether no scheduled server run will rewrite any day of `window` any more, as of `nowMs`. */
-export function isSettled(window: DateWindow, nowMs: number): boolean {
-  return window.end <= dayOfInstant(nowMs) - SETTLED_AFTER_DAYS;
 }

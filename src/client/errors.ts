@@ -9,6 +9,7 @@
 export type DataClientErrorCode =
   | 'invalid_argument'
   | 'invalid_request'
+  | 'unauthorized'
   | 'daily_quota_exceeded'
   | 'rate_limited'
   | 'server_unavailable'
@@ -56,6 +57,34 @@ export class InvalidRequestError extends DataClientError {
     this.serverCode = serverCode;
     this.serverMessage = serverMessage;
     this.name = 'InvalidRequestError';
+  }
+}
+
+/**
+ * The server refused the credentials: 401 with `WWW-Authenticate: Bearer error="invalid_token"`
+ * (RFC 6750 section 3) for an unknown, revoked or malformed key, or without `error` when the
+ * request carried none and one is required. Not retried: the same token fails the same way.
+ * Neither the message nor any field holds the token.
+ */
+export class UnauthorizedError extends DataClientError {
+  /** HTTP status of the refusal (401). */
+  readonly status: number;
+  /** The `error` parameter of the Bearer challenge (`invalid_token`), when the server gave one. */
+  readonly challengeError: string | undefined;
+  /** The server's error code and message (`{code, message}` body), when it sent them. */
+  readonly serverCode: string | undefined;
+  readonly serverMessage: string | undefined;
+
+  constructor(status: number, withToken: boolean, challengeError: string | undefined, serverCode?: string, serverMessage?: string) {
+    const what = withToken ? 'refused the API token' : 'asks for an API token';
+    const why = serverMessage === undefined ? '' : `: ${serverMessage}`;
+    const tags = [serverCode, challengeError].filter((tag) => tag !== undefined);
+    super('unauthorized', `the data API ${what} (${status})${why}${tags.length > 0 ? ` (${tags.join(', ')})` : ''}`);
+    this.status = status;
+    this.challengeError = challengeError;
+    this.serverCode = serverCode;
+    this.serverMessage = serverMessage;
+    this.name = 'UnauthorizedError';
   }
 }
 

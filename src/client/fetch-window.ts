@@ -5,10 +5,11 @@
 import { nextUtcMidnight } from '../lib/calendar.ts';
 import { recordsOf, type DataRecord } from './data-record.ts';
 import type { DateWindow } from './date-windows.ts';
-import { DailyQuotaExceededError, InvalidRequestError, RateLimitedError, ServerUnavailableError, UnexpectedResponseError } from './errors.ts';
+import { DailyQuotaExceededError, InvalidRequestError, RateLimitedError, ServerUnavailableError, UnauthorizedError, UnexpectedResponseError } from './errors.ts';
 import type { Pacer } from './pacer.ts';
 import { sleep } from './pacer.ts';
 import { isDailyQuotaRefusal, parseRetryAfterMs, readRateHeaders, retryDelay, type RetryPolicy } from './rate-pacing.ts';
+import { parseSettledThrough } from './settled-days.ts';
 import { requestUrl } from './window-cache.ts';
 
 /** The `fetch` the client needs; the platform's fetch is one. */
@@ -25,7 +26,7 @@ export interface WaitNotice {
 }
 
 export interface WindowContext {
-  plan: { endpoint: URL; retry: RetryPolicy };
+  plan: { endpoint: URL; retry: RetryPolicy; token: string | undefined };
   pacer: Pacer;
   fetch: FetchLike;
   signal: AbortSignal;
@@ -45,10 +46,27 @@ async function errorBody(response: Response): Promise<{ code?: string; message?:
   }
 }
 
+/** What one window's answer said. */
+export interface WindowAnswer {
+  records: DataRecord[];
+  /** X-Data-Settled-Through as an epoch day; undefined when the server did not send it. */
+  settledThrough: number | undefined;
+}
+
+/** The `error` parameter of a Bearer challenge (RFC 6750 section 3), e.g. `invalid_token`. */
+export function bearerError(challenge: string | null): string | undefined {
+  return challenge?.match(/\berror="?([\w.-]+)"?/i)?.[1];
+}
+
 /** One window, with pacing and retries. */
-export async function fetchWindow(window: DateWindow, context: WindowContext): Promise<DataRecord[]> {
+export async function fetchWindow(window: DateWindow, context: WindowContext): Promise<WindowAnswer> {
   const { plan, pacer, signal, random } = context;
   const url = requestUrl(plan.endpoint, window);
+  // Only safelisted request headers without a token: a cross-origin browser call then needs no
+  // preflight (Fetch standard, CORS-safelisted request headers), which would cost a request of
+  // its own. With a token, Authorization (RFC 6750 section 2.1) makes one necessary.
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (plan.token !== undefined) headers['authorization'] = `Bearer ${plan.token}`;
   const wait = (reason: WaitNotice['reason'], ms: number) => {
     context.onWait?.({ reason, ms, window });
     return sleep(ms, signal);
@@ -57,9 +75,7 @@ export async function fetchWindow(window: DateWindow, context: WindowContext): P
     await pacer.acquire(signal, (ms) => context.onWait?.({ reason: 'pacing', ms, window }));
     let response: Response;
     try {
-      // Only a safelisted request header: a cross-origin browser call then needs no preflight
-      // (Fetch standard, CORS-safelisted request headers), which would cost a request of its own.
-      response = await context.fetch(url, { signal, headers: { accept: 'application/json' } });
+      response = await context.fetch(url, { signal, headers });
     } catch (error) {
       pacer.settle(undefined);
       if (signal.aborted) throw signal.reason;
@@ -89,7 +105,11 @@ export async function fetchWindow(window: DateWindow, context: WindowContext): P
       }
       const records = recordsOf(body, window);
       if (typeof records === 'string') throw new UnexpectedResponseError(url, 200, records);
-      return records;
+      return { records, settledThrough: parseSettledThrough(response.headers.get('x-data-settled-through')) };
+    }
+    if (response.status === 401) {
+      const { code, message } = await errorBody(response);
+      throw new UnauthorizedError(401, plan.token !== undefined, bearerError(response.headers.get('www-authenticate')), code, message);
     }
     if (response.status === 429) {
       const { message } = await errorBody(response);

@@ -1,17 +1,17 @@
 /**
- * Where the client keeps the answers of settled windows, so a repeated query costs no request
- * (interface spec section 8: "cache responses where suitable").
+ * Where the client keeps the settled days of its windows, so a repeated query costs no request
+ * for them (interface spec section 8: "cache responses where suitable").
  *
- * Only windows that no server run will rewrite are stored (see `isSettled`), and only when every
- * day of them was materialised: a settled day the server has not materialised yet (a backfill
- * pending) may still appear, so such a window is asked again. This is the rule the server's own
- * Cache-Control follows (a day's max-age for settled complete ranges, a minute otherwise).
+ * A window's entry is the run of its records from its first day up to the server's last settled
+ * day (X-Data-Settled-Through), without a gap (settled-days.ts): those records never change, so
+ * they are kept for good, and a later call asks only for the days after the run. A day without a
+ * record ends the run, since it may still appear (a pending backfill).
  */
 import type { DataRecord } from './data-record.ts';
 import type { DateWindow } from './date-windows.ts';
 
 /**
- * Storage for settled windows' records. A `Map<string, DataRecord[]>` is one; the CLI's
+ * Storage for windows' settled records. A `Map<string, DataRecord[]>` is one; the CLI's
  * on-disk cache (disk-cache.ts, Node only) is another. Either method may be async. A failing
  * cache is treated as a miss, never as a failed fetch.
  */

@@ -48,14 +48,33 @@ export interface HealthProbeTable {
   checked_at: number;
 }
 
+/** Integrator keys of the data API (src/features/apikeys). The token itself is never stored. */
+export interface ApiKeyTable {
+  id: Generated<number>;
+  /** Who the key is for, as the operator wrote it. */
+  name: string;
+  /** SHA-256 of the token, lowercase hex (api-key.ts says why a plain hash suffices). */
+  token_hash: string;
+  /** The token's first characters, shown by `api-keys list` to tell keys apart. */
+  token_prefix: string;
+  /** Requests per minute (token bucket) and per UTC day this key may make. */
+  minute_limit: number;
+  day_limit: number;
+  created_at: number;
+  /** Epoch ms of revocation; null while the key is live. */
+  revoked_at: number | null;
+}
+
 export interface Database {
   contact_submission: ContactSubmissionTable;
   event: EventTable;
   daily_stat: DailyStatTable;
   health_probe: HealthProbeTable;
+  api_key: ApiKeyTable;
 }
 
 export type ContactSubmissionRow = Selectable<ContactSubmissionTable>;
 export type NewContactSubmission = Insertable<ContactSubmissionTable>;
 export type DailyStatRow = Selectable<DailyStatTable>;
 export type NewEvent = Insertable<EventTable>;
+export type ApiKeyRow = Selectable<ApiKeyTable>;

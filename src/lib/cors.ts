@@ -8,15 +8,18 @@
  * Response headers a cross-origin script may read beyond the CORS-safelisted ones (Fetch
  * standard, "CORS protocol"): the rate-limit fields of both interfaces (interface spec section 8),
  * Retry-After (RFC 9110 section 10.2.3), the request id for support requests, and the validators
- * and Date a client needs to revalidate and to time a reset against the server's clock. One list,
- * used by the edge and by the chat route. Listed one by one: `*` is not
- * a wildcard for names in every browser.
+ * and Date a client needs to revalidate and to time a reset against the server's clock, Link
+ * (RFC 8288), which carries a chat reply's sources, and the data interface's settlement headers.
+ * One list, used by the edge and by the chat route. Listed one by one: `*` is not a wildcard for
+ * names in every browser.
  */
 export const EXPOSED_HEADERS = [
   'RateLimit-Limit',
   'RateLimit-Remaining',
   'RateLimit-Reset',
   'RateLimit-Policy',
+  // The current draft's live field (draft-ietf-httpapi-ratelimit-headers-10), when RATE_LIMIT_DRAFT_HEADERS is on.
+  'RateLimit',
   'Retry-After',
   'X-RateLimit-Scope',
   'X-RateLimit-Remaining',
@@ -25,6 +28,10 @@ export const EXPOSED_HEADERS = [
   'X-Request-Id',
   'ETag',
   'Date',
+  'Link',
+  // Which days of a data response are final and which are not there yet (src/features/stats/settled.ts).
+  'X-Data-Settled-Through',
+  'X-Data-Missing-Days',
 ] as const;
 
 /** How long a browser may cache a successful preflight. Chromium caps this at 7200 s. */

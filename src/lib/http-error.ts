@@ -20,6 +20,7 @@ export const SITE_PROBLEM_CODES = [
   'idempotency_key_reused',
   'origin_not_allowed',
   'rate_limited',
+  'unauthorized',
   'not_found',
   'method_not_allowed',
   'request_timeout',
@@ -45,6 +46,7 @@ const TITLES: Record<ErrorCode, string> = {
   idempotency_key_reused: 'Idempotency key reused',
   origin_not_allowed: 'Origin not allowed',
   rate_limited: 'Too many requests',
+  unauthorized: 'Unauthorized',
   not_found: 'Not found',
   method_not_allowed: 'Method not allowed',
   request_timeout: 'Request timeout',
@@ -92,7 +94,7 @@ export type Problem = z.infer<typeof Problem>;
 export const DataError = z
   .object({
     code: z.string().meta({
-      description: "`SVC1005`: a request parameter is invalid; `SVC1010`: rate limit or daily quota exceeded. Other statuses (404, 405, 431, 500, 503) carry the site interface's codes.",
+      description: "`SVC1005`: a request parameter is invalid; `SVC1010`: rate limit or daily quota exceeded. Other statuses (401, 404, 405, 431, 500, 503) carry the site interface's codes.",
       examples: ['SVC1005'],
     }),
     message: z.string().meta({

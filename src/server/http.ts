@@ -4,7 +4,7 @@
  * headers, body-size limits, prebuilt files and cached GET responses served from memory) and
  * knows no route's logic: only policies by path and the standard caching headers endpoints set.
  */
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { corsHeaders, EXPOSED_HEADERS } from '../lib/cors.ts';
 import { HttpError, renderError, toHttpError } from '../lib/http-error.ts';
@@ -27,13 +27,15 @@ export type AstroHandler = (req: IncomingMessage, res: ServerResponse, next: (er
 
 /** What the edge asks the rate limiter for a request of a limited route. */
 export interface EdgeLimiter {
-  check(rateClass: RateClass, clientKey: string): Promise<LimitOutcome>;
+  check(rateClass: RateClass, clientKey: string, headers: IncomingHttpHeaders): Promise<LimitOutcome>;
 }
 export interface LimitOutcome {
   /** Headers every response of this request carries (RateLimit-*, X-RateLimit-*). */
   headers: Record<string, string>;
   /** Present when the request is refused; rendered as 429 before any other work. */
   refused?: HttpError;
+  /** Called with the status just before the response head goes out; returns headers to replace (a 304 gives its day unit back). */
+  settle?: ((status: number) => Record<string, string> | undefined) | undefined;
 }
 
 export interface EdgeDeps {
@@ -64,6 +66,15 @@ function socketKey(req: IncomingMessage): string {
   return req.socket.remoteAddress ?? 'unknown';
 }
 
+/** Let the limiter see the final status before the head is written (every path, implicit or explicit, goes through writeHead). */
+function settleOnWriteHead(res: ServerResponse, settle: (status: number) => Record<string, string> | undefined): void {
+  const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
+  res.writeHead = ((status: number, ...rest: unknown[]) => {
+    for (const [name, value] of Object.entries(settle(status) ?? {})) res.setHeader(name, value);
+    return writeHead(status, ...rest);
+  }) as typeof res.writeHead;
+}
+
 export interface Edge {
   server: Server;
   handle: (req: IncomingMessage, res: ServerResponse) => void;
@@ -79,7 +90,10 @@ export interface Edge {
  * header map it maintains. Before a handler that sets headers itself (Astro, probes) the list is
  * moved onto the response and left empty.
  */
-type Head = Array<string | number | string[]>;
+interface Head extends Array<string | number | string[]> {
+  /** The limiter's last word on the headers, given the final status (LimitOutcome.settle). */
+  settle?: ((status: number) => Record<string, string> | undefined) | undefined;
+}
 
 /** Representation headers of a stored answer, per content coding, built on first use. */
 interface StoredHeads {
@@ -114,6 +128,15 @@ export function createEdge(deps: EdgeDeps): Edge {
   function flushHead(res: ServerResponse, head: Head): void {
     for (let i = 0; i < head.length; i += 2) res.setHeader(head[i] as string, head[i + 1]!);
     head.length = 0;
+    if (head.settle) settleOnWriteHead(res, head.settle);
+    head.settle = undefined;
+  }
+
+  /** Write the status and every pending header at once, after the limiter has seen the status. */
+  function writeHead(res: ServerResponse, status: number, head: Head): void {
+    const replaced = head.settle?.(status);
+    if (replaced) for (const name in replaced) setHeaderIn(head, name, replaced[name]!);
+    res.writeHead(status, head);
   }
 
   function sendError(res: ServerResponse, route: Route, head: Head, error: HttpError): void {
@@ -124,7 +147,7 @@ export function createEdge(deps: EdgeDeps): Edge {
     }
     for (const name in rendered.headers) head.push(name, rendered.headers[name]!);
     head.push('Content-Length', Buffer.byteLength(rendered.body));
-    res.writeHead(rendered.status, head);
+    writeHead(res, rendered.status, head);
     res.end(res.req.method === 'HEAD' ? undefined : rendered.body);
   }
 
@@ -157,13 +180,13 @@ export function createEdge(deps: EdgeDeps): Edge {
         const name = stored.head[i] as string;
         if (name !== 'Content-Type' && name !== 'content-type' && name !== 'Content-Encoding') head.push(name, stored.head[i + 1]!);
       }
-      res.writeHead(304, head);
+      writeHead(res, 304, head);
       res.end();
       return;
     }
     for (let i = 0; i < stored.head.length; i++) head.push(stored.head[i]!);
     head.push('Content-Length', bytes.length);
-    res.writeHead(status, head);
+    writeHead(res, status, head);
     res.end(req.method === 'HEAD' ? undefined : bytes);
   }
 
@@ -200,9 +223,10 @@ export function createEdge(deps: EdgeDeps): Edge {
     // Limits come first so that a refused request costs no body parsing, database or assistant.
     const rateClass = limiter ? route.rate(method) : null;
     if (limiter && rateClass) {
-      const outcome = await limiter.check(rateClass, clientKey);
+      const outcome = await limiter.check(rateClass, clientKey, req.headers);
       for (const name in outcome.headers) head.push(name, outcome.headers[name]!);
       if (outcome.refused) return sendError(res, route, head, outcome.refused);
+      if (outcome.settle) head.settle = outcome.settle;
     }
     if (route.kind === 'hidden') return sendError(res, route, head, new HttpError(404, 'not_found', { detail: `Nothing is served at ${pathname}.` }));
 
@@ -308,6 +332,18 @@ export function createEdge(deps: EdgeDeps): Edge {
       draining = true;
     },
   };
+}
+
+/** Set a header (any case) in a pending list, replacing its value if it is there. */
+function setHeaderIn(head: Head, name: string, value: string): void {
+  const lower = name.toLowerCase();
+  for (let i = 0; i < head.length; i += 2) {
+    if (String(head[i]).toLowerCase() === lower) {
+      head[i + 1] = value;
+      return;
+    }
+  }
+  head.push(name, value);
 }
 
 /** Remove a header (any case) from a pending list. */

@@ -20,8 +20,15 @@ export interface CachedResponse {
   etag: string;
 }
 
-/** Headers that describe the representation, and so may be replayed to any client. */
-const CONTENT_HEADERS = ['content-type', 'cache-control', 'etag', 'last-modified', 'content-language', 'expires', 'content-security-policy'];
+/**
+ * Headers that describe the representation, and so may be replayed to any client. The data
+ * interface's settlement headers (src/features/stats/settled.ts) describe its body too: a hit
+ * without them would hide which days are final.
+ */
+const CONTENT_HEADERS = [
+  'content-type', 'cache-control', 'etag', 'last-modified', 'content-language', 'expires', 'content-security-policy',
+  'x-data-settled-through', 'x-data-missing-days',
+];
 /** Bodies larger than this are streamed through uncached. */
 const MAX_ENTRY_BYTES = 1024 * 1024;
 /**

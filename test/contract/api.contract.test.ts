@@ -238,6 +238,14 @@ describe('limits and failures, checked against the OpenAPI document', () => {
     expect(refused.headers.get('x-ratelimit-scope')).toBe('chat-minute');
   });
 
+  it('answers 401 with a Bearer challenge to an API key that is not live', async () => {
+    const path = `/api/v1/public/data?startDate=${SEEDED_DAYS[0]}&endDate=${SEEDED_DAYS[0]}`;
+    const refused = await call(main, 'GET', path, { headers: { authorization: `Bearer adk_${'A'.repeat(43)}` } });
+    expect(refused.status).toBe(401);
+    expect(refused.body).toMatchObject({ code: 'unauthorized' });
+    expect(refused.headers.get('www-authenticate')).toBe('Bearer realm="data", error="invalid_token"');
+  });
+
   it('answers 429 SVC1010 on the data interface once its window is spent', async () => {
     const path = `/api/v1/public/data?startDate=${SEEDED_DAYS[0]}&endDate=${SEEDED_DAYS[0]}`;
     expect((await call(limited, 'GET', path)).status).toBe(200);

@@ -27,6 +27,9 @@ const cases: Array<[string, Record<string, string>, RegExp]> = [
   ['credentials in LLM_BASE_URL', { LLM_BASE_URL: `https://bot:${SECRET}@llm.example/v1`, LLM_MODEL: 'm' }, /^Invalid configuration: LLM_BASE_URL: must not carry credentials .+ LLM_API_KEY/],
   ['a plain-http remote LLM_BASE_URL', { LLM_BASE_URL: 'http://llm.example/v1', LLM_MODEL: 'm', LLM_API_KEY: SECRET }, /^Invalid configuration: LLM_BASE_URL: must be https unless the host is loopback/],
   ['an API key without LLM_BASE_URL', { LLM_MODEL: 'm', LLM_API_KEY: SECRET }, /^Invalid configuration: LLM_BASE_URL and LLM_MODEL: set both/],
+  ['a webhook secret without its whsec_ prefix', { CONTACT_WEBHOOK_SECRET: SECRET }, /^Invalid configuration: CONTACT_WEBHOOK_SECRET: must be whsec_ followed by standard base64/],
+  ['a webhook secret under 24 bytes', { CONTACT_WEBHOOK_SECRET: `whsec_${Buffer.from(SECRET).toString('base64')}` }, /^Invalid configuration: CONTACT_WEBHOOK_SECRET: must decode to 24-64 bytes/],
+  ['a retention of 0 days', { CONTACT_RETENTION_DAYS: '0' }, /^Invalid configuration: CONTACT_RETENTION_DAYS: must be greater than 0/],
   ['credentials in CONTACT_WEBHOOK_URL', { CONTACT_WEBHOOK_URL: `https://hook:${SECRET}@hooks.example/in` }, /^Invalid configuration: CONTACT_WEBHOOK_URL: must not carry credentials/],
 ];
 

@@ -1,10 +1,11 @@
 import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { composeReply } from '../../src/features/chat/built-in-assistant.ts';
+import { composeReply, retrieve, sourcesOf } from '../../src/features/chat/built-in-assistant.ts';
 import { handleChat } from '../../src/features/chat/chat.server.ts';
 import { LLM_BOUNDS } from '../../src/features/chat/llm-assistant.server.ts';
+import { parseSourcesLink } from '../../src/features/chat/sources.ts';
 import { startFakeLlm, type FakeLlm } from '../fixtures/fake-llm.ts';
-import { ask, chatDeps, chatRequest, chatServices, readChunks, SITE, siteKnowledgeIndex } from '../unit/chat/chat-harness.ts';
+import { ask, chatDeps, chatRequest, chatServices, loggedChatServices, readChunks, SITE, siteKnowledgeIndex } from '../unit/chat/chat-harness.ts';
 
 let llm: FakeLlm;
 beforeAll(async () => {
@@ -20,7 +21,8 @@ beforeEach(() => {
 const TIMEOUT_MS = 300;
 const services = () => chatServices({ LLM_BASE_URL: llm.baseUrl, LLM_MODEL: 'fake-model', LLM_API_KEY: 'test-key', LLM_TIMEOUT_MS: String(TIMEOUT_MS) });
 const chat = (content: string, signal?: AbortSignal) => handleChat(chatRequest(ask(content), signal ? { signal } : {}), services(), chatDeps());
-const builtIn = (content: string) => composeReply([{ role: 'user', content }], siteKnowledgeIndex(), { siteUrl: SITE }).text;
+const builtInReply = (content: string) => composeReply([{ role: 'user', content }], siteKnowledgeIndex(), { siteUrl: SITE });
+const builtIn = (content: string) => builtInReply(content).text;
 
 describe('the assistant with an LLM configured', () => {
   it('streams the tokens as they arrive', async () => {
@@ -176,5 +178,46 @@ describe('the assistant with an LLM configured', () => {
     await reader.cancel('client closed the connection');
     await llm.requests[0]!.settled;
     expect(llm.requests[0]!.abortedByClient).toBe(true);
+  });
+
+  it('lists the pages of the passages the model was given as the sources, in the Link header', async () => {
+    llm.behaviour = { kind: 'reply', tokens: ['sellers.json ', 'lists ', 'our ', 'sellers.'] };
+    const question = 'What is sellers.json and who is listed in it?';
+    const response = await chat(question);
+    const sources = parseSourcesLink(response.headers.get('link'));
+    expect((await readChunks(response)).join('')).toBe('sellers.json lists our sellers.');
+    expect(sources).toEqual(sourcesOf(retrieve([{ role: 'user', content: question }], siteKnowledgeIndex())));
+    expect(sources.length).toBeGreaterThan(0);
+    // Each source is a page named in the context the model received.
+    const system = String(llm.requests[0]!.body.messages?.[0]?.content);
+    for (const source of sources) expect(system).toContain(`(page: ${source.url})`);
+  });
+
+  it("sends the built-in assistant's sources when it answers instead", async () => {
+    llm.behaviour = { kind: 'refuse', status: 503 };
+    const question = "What's new?";
+    const response = await chat(question);
+    expect(parseSourcesLink(response.headers.get('link'))).toEqual(builtInReply(question).sources);
+    expect((await readChunks(response)).join('')).toBe(builtIn(question));
+  });
+
+  it('stops generating when the client stops mid-answer: the upstream request is aborted and the stop is logged', async () => {
+    const tokens = Array.from({ length: 200 }, (_, i) => `token${i} `);
+    llm.behaviour = { kind: 'reply', tokens, delayMs: 25 };
+    const client = new AbortController();
+    const logged = loggedChatServices({ LLM_BASE_URL: llm.baseUrl, LLM_MODEL: 'fake-model', LLM_TIMEOUT_MS: String(TIMEOUT_MS) });
+    const response = await handleChat(chatRequest(ask('What is sellers.json?'), { signal: client.signal }), logged.services, chatDeps());
+    const reader = response.body!.getReader();
+    await reader.read();
+    await reader.read();
+    client.abort();
+    await llm.requests[0]!.settled;
+    await reader.cancel().catch(() => {});
+    expect(llm.requests[0]!.abortedByClient).toBe(true);
+    expect(llm.requests[0]!.tokensSent).toBeLessThan(tokens.length / 2);
+    const stopped = logged.lines.filter((line) => line.msg === 'chat reply stopped early');
+    expect(stopped).toEqual([expect.objectContaining({ assistant: 'llm' })]);
+    expect(stopped[0]!['pieces']).toBeGreaterThanOrEqual(2);
+    expect(stopped[0]!['pieces']).toBeLessThan(tokens.length / 2);
   });
 });

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { composeReply } from '../../src/features/chat/built-in-assistant.ts';
+import { composeReply, replyChunks } from '../../src/features/chat/built-in-assistant.ts';
 import { handleChat, handlePreflight, methodNotAllowed } from '../../src/features/chat/chat.server.ts';
+import { parseSourcesLink } from '../../src/features/chat/sources.ts';
 import { handleContact } from '../../src/features/contact/handle-contact.ts';
 import { useTestDb } from './contact-fixtures.ts';
 import { problemParts } from '../helpers/problem.ts';
-import { ask, CHAT_URL, chatDeps, chatRequest, chatServices, PARTNER, problemOf, readChunks, SITE, siteKnowledgeIndex } from '../unit/chat/chat-harness.ts';
+import { ask, CHAT_URL, chatDeps, chatRequest, chatServices, loggedChatServices, PARTNER, problemOf, readChunks, SITE, siteKnowledgeIndex } from '../unit/chat/chat-harness.ts';
 
 const services = chatServices();
 const post = (body: unknown, init?: Parameters<typeof chatRequest>[1], deps = chatDeps()) => handleChat(chatRequest(body, init), services, deps);
@@ -207,7 +208,7 @@ describe('OPTIONS /api/chat (CORS preflight)', () => {
         "access-control-allow-headers": "content-type",
         "access-control-allow-methods": "POST",
         "access-control-allow-origin": "https://partner.test",
-        "access-control-expose-headers": "RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy, Retry-After, X-RateLimit-Scope, X-RateLimit-Remaining, X-RateLimit-Reset, X-Daily-Quota-Remaining, X-Request-Id, ETag, Date",
+        "access-control-expose-headers": "RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy, RateLimit, Retry-After, X-RateLimit-Scope, X-RateLimit-Remaining, X-RateLimit-Reset, X-Daily-Quota-Remaining, X-Request-Id, ETag, Date, Link, X-Data-Settled-Through, X-Data-Missing-Days",
         "access-control-max-age": "600",
         "allow": "OPTIONS, POST",
         "vary": "Origin",
@@ -281,17 +282,12 @@ describe('the streamed reply', () => {
     expect(text).toContain('60 requests a minute');
   });
 
-  it('stops producing when the client goes away', async () => {
+  it('stops producing when the client goes away, and logs how little it sent', async () => {
+    const question = 'How do I get the daily statistics from the data API?';
+    const whole = replyChunks(composeReply([{ role: 'user', content: question }], siteKnowledgeIndex(), { siteUrl: SITE }).text);
     const client = new AbortController();
-    let loads = 0;
-    const deps = chatDeps({
-      chunkDelayMs: 20,
-      knowledge: () => {
-        loads++;
-        return siteKnowledgeIndex();
-      },
-    });
-    const response = await handleChat(chatRequest(ask('What is sellers.json?'), { signal: client.signal }), services, deps);
+    const logged = loggedChatServices();
+    const response = await handleChat(chatRequest(ask(question), { signal: client.signal }), logged.services, chatDeps({ chunkDelayMs: 20 }));
     const reader = response.body!.getReader();
     expect((await reader.read()).done).toBe(false);
     client.abort();
@@ -299,21 +295,26 @@ describe('the streamed reply', () => {
     for (let next = await reader.read(); !next.done; next = await reader.read()) pieces.push(new TextDecoder().decode(next.value));
     // At most the piece that was already on its way; the reply is nowhere near complete.
     expect(pieces.length).toBeLessThanOrEqual(1);
-    expect(loads).toBe(1);
+    expect(whole.length).toBeGreaterThan(10);
+    const stopped = logged.lines.filter((line) => line.msg === 'chat reply stopped early');
+    expect(stopped).toHaveLength(1);
+    expect(stopped[0]).toMatchObject({ assistant: 'built-in' });
+    expect(stopped[0]!['pieces']).toBeLessThanOrEqual(2);
   });
 
-  it('produces nothing for a reply nobody reads (generation is pulled by the reader)', async () => {
-    let loads = 0;
-    const deps = chatDeps({
-      knowledge: () => {
-        loads++;
-        return siteKnowledgeIndex();
-      },
-    });
-    const response = await post(ask('What is sellers.json?'), {}, deps);
+  it('sends nothing of a reply nobody reads (generation is pulled by the reader), and logs it', async () => {
+    const logged = loggedChatServices();
+    const response = await handleChat(chatRequest(ask('What is sellers.json?')), logged.services, chatDeps());
     await response.body!.cancel('gone');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(loads).toBe(0);
+    expect(logged.lines.filter((line) => line.msg === 'chat reply stopped early')).toEqual([
+      expect.objectContaining({ assistant: 'built-in', pieces: 0, chars: 0 }),
+    ]);
+  });
+
+  it('logs nothing about stopping for a reply read to the end', async () => {
+    const logged = loggedChatServices();
+    await readChunks(await handleChat(chatRequest(ask('What is sellers.json?')), logged.services, chatDeps()));
+    expect(logged.lines.filter((line) => line.msg === 'chat reply stopped early')).toEqual([]);
   });
 
   it('says so in words when the content index cannot be loaded', async () => {
@@ -324,6 +325,41 @@ describe('the streamed reply', () => {
     });
     const text = (await readChunks(await post(ask('What is sellers.json?'), {}, deps))).join('');
     expect(text).toMatchInlineSnapshot(`"Sorry, I can't look anything up right now. Please try again in a moment, or write to the team: /contact"`);
+  });
+});
+
+describe('the sources of a reply', () => {
+  const builtIn = (question: string) => composeReply([{ role: 'user', content: question }], siteKnowledgeIndex(), { siteUrl: SITE });
+
+  it('lists the pages the answer quotes in the Link header, before the first byte, and leaves the body as it was', async () => {
+    const question = 'What is sellers.json?';
+    const expected = builtIn(question);
+    const response = await post(ask(question));
+    expect(expected.sources.length).toBeGreaterThan(0);
+    expect(parseSourcesLink(response.headers.get('link'))).toEqual(expected.sources);
+    expect(response.headers.get('link')).toMatch(/^<\/[^>]+>; rel="via"; title\*=UTF-8''/);
+    expect((await readChunks(response)).join('')).toBe(expected.text);
+  });
+
+  it('lists the articles of a "latest news" answer', async () => {
+    const response = await post(ask("What's new?"));
+    const sources = parseSourcesLink(response.headers.get('link'));
+    expect(sources).toHaveLength(3);
+    expect(sources.every((source) => source.url.startsWith('/news/'))).toBe(true);
+    await response.body?.cancel();
+  });
+
+  it.each(['Hello!', 'What is the capital of France?'])('sends no Link header for %j, which quotes nothing', async (question) => {
+    const response = await post(ask(question));
+    expect(response.headers.get('link')).toBeNull();
+    expect((await readChunks(response)).join('')).toBe(builtIn(question).text);
+  });
+
+  it('lets an allowed cross-origin page read the sources', async () => {
+    const response = await post(ask('What is sellers.json?'), { origin: PARTNER });
+    expect(response.headers.get('access-control-expose-headers')?.split(', ')).toContain('Link');
+    expect(response.headers.get('link')).not.toBeNull();
+    await response.body?.cancel();
   });
 });
 

@@ -30,11 +30,14 @@ async function command(script: string, args: string[], env: Record<string, strin
 }
 
 const COMMANDS = [
+  'jobs/cli/contact-erase.ts',
+  'jobs/cli/api-keys.ts',
   'jobs/cli/contact-export.ts',
   'jobs/cli/data-fetch.ts',
   'jobs/cli/events-import.ts',
   'jobs/cli/migrate.ts',
   'jobs/cli/news-new.ts',
+  'jobs/cli/sellers-verify.ts',
   'jobs/cli/seed.ts',
   'jobs/cli/stats-materialize.ts',
   'deploy/render-nginx.ts',
@@ -157,7 +160,7 @@ describe('exit codes of the database commands', () => {
   it('migrates with `npm run migrate` and reports what it applied', async () => {
     const database = tempSqliteUrl();
     const first = await command('jobs/cli/migrate.ts', [], { DATABASE_URL: database });
-    expect(first).toEqual({ code: 0, stdout: `applied: 0001-initial\napplied: 0002-health-probe\nsqlite:${database} is up to date (2 applied now)\n`, stderr: '' });
+    expect(first).toEqual({ code: 0, stdout: `applied: 0001-initial\napplied: 0002-health-probe\napplied: 0003-api-keys\napplied: 0005-contact-email-index\nsqlite:${database} is up to date (4 applied now)\n`, stderr: '' });
     const again = await command('jobs/cli/migrate.ts', [], { DATABASE_URL: database });
     expect(again.stdout).toBe(`sqlite:${database} is up to date (0 applied now)\n`);
   });

@@ -4,6 +4,8 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -27,10 +29,11 @@ interface Run {
   stderr: string;
 }
 
-/** Run the command as `npm run data:fetch` does (this Node, the file itself). */
-function dataFetch(args: string[]): Promise<Run> {
+/** Run the command as `npm run data:fetch` does (this Node, the file itself), without DATA_API_TOKEN unless given. */
+function dataFetch(args: string[], env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['jobs/cli/data-fetch.ts', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const { DATA_API_TOKEN: _ignored, ...inherited } = process.env;
+    const child = spawn(process.execPath, ['jobs/cli/data-fetch.ts', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...inherited, ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -121,6 +124,48 @@ describe('data:fetch', () => {
     child.kill('SIGINT');
     expect(await exited).toBe(130);
     expect(stderr).toContain('data-fetch: interrupted by SIGINT');
+  });
+
+  it('sums up on stderr which days are final and which had no record yet', async () => {
+    const server = await boot();
+    const today = dayOfInstant(Date.now());
+    const run = await dataFetch(['--from', formatDay(today - 6), '--to', formatDay(today), '--base-url', server.url]);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain(`data-fetch: days up to ${formatDay(today - 4)} are final; 1 day without a record yet (${formatDay(today)})`);
+  });
+
+  it('sends the key of DATA_API_TOKEN or --token as a Bearer token, and exits 77 without printing it when it is refused', async () => {
+    // The server side of API keys, as the data API speaks it: 401 {code, message} with a Bearer challenge (RFC 6750).
+    const seen: Array<string | undefined> = [];
+    const fake = createServer((req, res) => {
+      seen.push(req.headers.authorization);
+      if (req.headers.authorization !== 'Bearer good.key-1') {
+        res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer error="invalid_token"', 'cache-control': 'no-store' });
+        res.end(JSON.stringify({ code: 'unauthorized', message: 'the API key is not valid' }));
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json', 'x-data-settled-through': RANGE.to });
+      res.end(JSON.stringify({ status: 'Success', data: [] }));
+    });
+    await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(fake.address() as AddressInfo).port}`;
+      const args = ['--from', RANGE.from, '--to', RANGE.from, '--base-url', url];
+      const refused = await dataFetch(args, { DATA_API_TOKEN: 'sekrit-key-123' });
+      expect(refused.code).toBe(77);
+      expect(refused.stderr.trimEnd().split('\n').at(-1)).toBe(
+        'data-fetch: the data API refused the API token (401): the API key is not valid (unauthorized, invalid_token); check --token or DATA_API_TOKEN',
+      );
+      expect(refused.stderr + refused.stdout).not.toContain('sekrit');
+      expect(seen).toEqual(['Bearer sekrit-key-123']); // not retried
+
+      const accepted = await dataFetch([...args, '--token', 'good.key-1'], { DATA_API_TOKEN: 'sekrit-key-123' });
+      expect(accepted.code).toBe(0);
+      expect(accepted.stderr).not.toContain('good.key-1');
+      expect(seen.at(-1)).toBe('Bearer good.key-1');
+    } finally {
+      fake.close();
+    }
   });
 
   it('exits 75 naming the reset time when the daily quota is spent', async () => {

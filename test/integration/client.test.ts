@@ -5,7 +5,7 @@
  * and asking nothing again for settled months.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { getDailyStats, DailyQuotaExceededError, type DataRecord, type FetchLike, type WaitNotice } from '../../src/client/data-client.ts';
+import { fetchDailyStats, getDailyStats, DailyQuotaExceededError, type DataRecord, type FetchLike, type WaitNotice } from '../../src/client/data-client.ts';
 import { dayOfInstant, formatDay } from '../../src/lib/calendar.ts';
 import type { RunningServer } from '../helpers/server.ts';
 import { useStatsServers } from '../helpers/stats-server.ts';
@@ -79,6 +79,28 @@ describe('the data client against the server', () => {
     expect(fourth.urls).toHaveLength(third.urls.length);
     expect(fourth.urls.length).toBeGreaterThanOrEqual(1);
     expect(fresh).toEqual(await fromDatabase(recent.from, recent.to));
+  });
+});
+
+describe('the data client and the server’s settled days', () => {
+  it('reports the settled day and the missing days, keeps the settled days and asks again only for the later ones', async () => {
+    const server = await boot();
+    const cache = new Map<string, DataRecord[]>();
+    const range = { from: formatDay(TODAY - 40), to: formatDay(TODAY + 1) };
+    const first = recordingFetch();
+    const result = await fetchDailyStats({ ...range, baseUrl: server.url, fetch: first.fetch, cache });
+    expect(result.settledThrough).toBe(formatDay(TODAY - 4));
+    expect(result.missingDays).toEqual([formatDay(TODAY), formatDay(TODAY + 1)]);
+    expect(result.records).toEqual(await fromDatabase(range.from, range.to));
+
+    const second = recordingFetch();
+    const again = await fetchDailyStats({ ...range, baseUrl: server.url, fetch: second.fetch, cache });
+    expect(again).toEqual(result);
+    // Only the days after the settled one are asked for again.
+    const starts = second.urls.map((url) => new URL(url).searchParams.get('startDate')!);
+    expect(starts.length).toBeGreaterThanOrEqual(1);
+    expect(starts.every((start) => start > formatDay(TODAY - 4))).toBe(true);
+    expect(starts).toContain(formatDay(TODAY - 3));
   });
 });
 

@@ -41,6 +41,8 @@ describe.each(['sqlite', 'postgres'] as const)('data layer on %s', (engine) => {
     expect(first.results?.map((r) => [r.migrationName, r.status])).toEqual([
       ['0001-initial', 'Success'],
       ['0002-health-probe', 'Success'],
+      ['0003-api-keys', 'Success'],
+      ['0005-contact-email-index', 'Success'],
     ]);
     const second = await migrateToLatest(handle.db, handle.engine);
     expect(second.error).toBeUndefined();

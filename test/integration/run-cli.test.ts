@@ -170,7 +170,7 @@ describe('openMigratedDb', () => {
     }
     const second = await openMigratedDb({ DATABASE_URL: url }, { onMigration: (r) => applied.push(`${r.status} ${r.migrationName}`) });
     await second.close();
-    expect(applied).toEqual(['Success 0001-initial', 'Success 0002-health-probe']);
+    expect(applied).toEqual(['Success 0001-initial', 'Success 0002-health-probe', 'Success 0003-api-keys', 'Success 0005-contact-email-index']);
   });
 
   it('throws one DatabaseOpenError naming the target and the reason when the database is unreachable', async () => {

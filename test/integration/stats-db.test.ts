@@ -196,6 +196,31 @@ describe.each(['sqlite', 'postgres'] as const)('community data on %s', (engine) 
       );
     });
 
+    it('names the last settled day and lists the requested days that have no record', async () => {
+      await addEvents(impression('a', '2026-03-12T10:00:00Z'));
+      await materialize({ db: handle, now }, '2026-03-12', '2026-03-14');
+      await materialize({ db: handle, now }, '2026-03-17', '2026-03-19');
+      const response = await get('startDate=2026-03-10&endDate=2026-03-22');
+      expect(response.status).toBe(200);
+      expect((await json(response)).data.map((record) => record.date)).toEqual(['2026-03-12', '2026-03-13', '2026-03-14', '2026-03-17', '2026-03-18', '2026-03-19']);
+      expect(response.headers.get('x-data-settled-through')).toBe('2026-03-16');
+      expect(response.headers.get('x-data-missing-days')).toBe('2026-03-10/2026-03-11, 2026-03-15/2026-03-16, 2026-03-20/2026-03-22');
+
+      const complete = await get('startDate=2026-03-12&endDate=2026-03-14');
+      expect(complete.headers.get('x-data-settled-through')).toBe('2026-03-16');
+      expect(complete.headers.has('x-data-missing-days')).toBe(false);
+      // Once materialised, a day leaves the list.
+      await materialize({ db: handle, now }, '2026-03-15', '2026-03-16');
+      expect((await get('startDate=2026-03-10&endDate=2026-03-22')).headers.get('x-data-missing-days')).toBe('2026-03-10/2026-03-11, 2026-03-20/2026-03-22');
+    });
+
+    it('sends no settlement headers with an error', async () => {
+      const response = await get('startDate=2026-03-10');
+      expect(response.status).toBe(400);
+      expect(response.headers.has('x-data-settled-through')).toBe(false);
+      expect(response.headers.has('x-data-missing-days')).toBe(false);
+    });
+
     it('serves revenue exact to the cent: 0.10 + 0.20 is 0.3', async () => {
       await addEvents(transaction('a', '2026-03-05T10:00:00Z', 10), transaction('b', '2026-03-05T11:00:00Z', 20));
       await materialize({ db: handle, now }, '2026-03-05', '2026-03-05');
@@ -215,7 +240,8 @@ describe.each(['sqlite', 'postgres'] as const)('community data on %s', (engine) 
     it('lets settled, fully materialised ranges be cached for a day and anything else for a minute', async () => {
       await materialize({ db: handle, now }, '2026-03-10', '2026-03-19');
       const settled = await get('startDate=2026-03-10&endDate=2026-03-16');
-      expect(settled.headers.get('cache-control')).toBe('public, max-age=86400');
+      // Noon: shared caches keep it until 00:00 UTC, when X-Data-Settled-Through moves.
+      expect(settled.headers.get('cache-control')).toBe('public, max-age=86400, s-maxage=43200');
       const recent = await get('startDate=2026-03-10&endDate=2026-03-17');
       expect(recent.headers.get('cache-control')).toBe('public, max-age=60');
       const gap = await get('startDate=2026-03-09&endDate=2026-03-16');
@@ -232,7 +258,10 @@ describe.each(['sqlite', 'postgres'] as const)('community data on %s', (engine) 
       expect(again.status).toBe(304);
       expect(await again.text()).toBe('');
       expect(again.headers.get('etag')).toBe(etag);
-      expect(again.headers.get('cache-control')).toBe('public, max-age=86400');
+      expect(again.headers.get('cache-control')).toBe('public, max-age=86400, s-maxage=43200');
+      // A 304 updates what the client stored (RFC 9111 section 4.3.4): the settlement headers too.
+      expect(again.headers.get('x-data-settled-through')).toBe('2026-03-16');
+      expect(again.headers.get('x-data-missing-days')).toBeNull();
 
       // A late event changes the day, so the old tag no longer matches.
       await addEvents(impression('late', '2026-03-05T11:00:00Z'));

@@ -16,6 +16,7 @@ const REASONS: Record<string, string> = {
   '204': 'No Content',
   '304': 'Not Modified',
   '400': 'Bad Request',
+  '401': 'Unauthorized',
   '403': 'Forbidden',
   '404': 'Not Found',
   '405': 'Method Not Allowed',

@@ -3,12 +3,16 @@ import { Migrator, type Migration, type MigrationResultSet } from 'kysely/migrat
 import type { Engine } from '../create-db.ts';
 import { initial } from './0001-initial.ts';
 import { healthProbe } from './0002-health-probe.ts';
+import { apiKeys } from './0003-api-keys.ts';
+import { contactEmailIndex } from './0005-contact-email-index.ts';
 
 /** Every migration, in order. Names sort lexically; never rename or edit a shipped one. */
 function migrations(engine: Engine): Record<string, Migration> {
   return {
     '0001-initial': initial(engine),
     '0002-health-probe': healthProbe(),
+    '0003-api-keys': apiKeys(engine),
+    '0005-contact-email-index': contactEmailIndex(),
   };
 }
 

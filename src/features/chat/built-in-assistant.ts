@@ -8,7 +8,8 @@
 import { formatDate } from '../../lib/calendar.ts';
 import type { ChatMessage } from './chat-request.ts';
 import type { KnowledgeIndex, SearchHit, WeightedTerms } from './knowledge-index.ts';
-import { sitePaths, type Passage } from './passages.ts';
+import { passageTitle, sitePaths, type Passage } from './passages.ts';
+import { distinctSources, type ChatSource } from './sources.ts';
 import { sentences, terms, words } from './text-terms.ts';
 
 export const CONTACT_PATH = '/contact';
@@ -24,6 +25,8 @@ export interface BuiltInReply {
   grounded: boolean;
   /** Pages the reply links to, in order. */
   links: string[];
+  /** The pages the answer was taken from (empty for small talk and "I don't know"). */
+  sources: ChatSource[];
   text: string;
 }
 
@@ -107,6 +110,11 @@ export function retrieve(messages: readonly ChatMessage[], index: KnowledgeIndex
   return index.search(query.weighted, limit * 2).filter((hit) => isGrounded(hit, query.focus)).slice(0, limit);
 }
 
+/** The pages of the hits, best first, each once (the LLM's sources: what it was given). */
+export function sourcesOf(hits: readonly SearchHit[]): ChatSource[] {
+  return distinctSources(hits.map(({ passage }) => ({ url: passage.url, title: passageTitle(passage) })));
+}
+
 /** Does a sentence mention a query term (same stem, or one a prefix of the other)? */
 function mentions(sentenceTerms: readonly string[], term: string): boolean {
   return sentenceTerms.some((t) => t === term || (term.length >= 4 && t.startsWith(term)) || (t.length >= 4 && term.startsWith(t)));
@@ -173,23 +181,25 @@ export function composeReply(messages: readonly ChatMessage[], index: KnowledgeI
 
   switch (intent) {
     case 'greeting':
-      return { intent, grounded: true, links: [], text: HELLO };
+      return { intent, grounded: true, links: [], sources: [], text: HELLO };
     case 'thanks':
-      return { intent, grounded: true, links: [CONTACT_PATH], text: THANKS_TEXT };
+      return { intent, grounded: true, links: [CONTACT_PATH], sources: [], text: THANKS_TEXT };
     case 'capabilities':
-      return { intent, grounded: true, links: [], text: hello + CAPABILITIES_TEXT };
+      return { intent, grounded: true, links: [], sources: [], text: hello + CAPABILITIES_TEXT };
     case 'latest_news': {
       const latest = index.latestNews.slice(0, 3);
-      if (latest.length === 0) return { intent, grounded: false, links: [CONTACT_PATH], text: `${hello}There are no news articles yet. For anything else, the team is at ${CONTACT_PATH}` };
+      if (latest.length === 0) return { intent, grounded: false, links: [CONTACT_PATH], sources: [], text: `${hello}There are no news articles yet. For anything else, the team is at ${CONTACT_PATH}` };
       const list = latest.map((item) => `- ${item.heading} (${formatDate(item.date)}): ${item.url}`).join('\n');
-      return { intent, grounded: true, links: latest.map((item) => item.url), text: `${hello}The latest news:\n${list}\n\nAll articles: /news` };
+      const sources = distinctSources(latest.map((item) => ({ url: item.url, title: item.heading })));
+      return { intent, grounded: true, links: latest.map((item) => item.url), sources, text: `${hello}The latest news:\n${list}\n\nAll articles: /news` };
     }
     case 'contact': {
       // Ground the pointer in the knowledge base's own contact passage when there is one.
       const query = conversationQuery(messages, rest);
       const hit = index.search(query.weighted, 5).find((h) => h.passage.url === CONTACT_PATH);
       const detail = hit ? `\n\n${summarise(hit.passage, query.weighted)}` : '';
-      return { intent, grounded: true, links: [CONTACT_PATH], text: `${hello}You can reach the team through the contact form: ${CONTACT_PATH}${detail}` };
+      const sources = hit ? distinctSources([{ url: CONTACT_PATH, title: passageTitle(hit.passage) }]) : [];
+      return { intent, grounded: true, links: [CONTACT_PATH], sources, text: `${hello}You can reach the team through the contact form: ${CONTACT_PATH}${detail}` };
     }
     case 'question':
       break;
@@ -204,7 +214,7 @@ export function composeReply(messages: readonly ChatMessage[], index: KnowledgeI
     if (fresh.length > 0) hits = fresh;
   }
   const top = hits[0];
-  if (!top) return { intent, grounded: false, links: [CONTACT_PATH], text: dontKnow(greeted) };
+  if (!top) return { intent, grounded: false, links: [CONTACT_PATH], sources: [], text: dontKnow(greeted) };
 
   const summary = summarise(top.passage, query.weighted);
   const parts = [`${hello}From ${label(top.passage)}:\n${summary}`];
@@ -217,6 +227,8 @@ export function composeReply(messages: readonly ChatMessage[], index: KnowledgeI
   // to the passage's own link.
   const readMore = top.passage.kind === 'kb' ? (sitePaths(summary)[0] ?? top.passage.url) : top.passage.url;
   const links: string[] = [];
+  // The sources are the passages quoted, each linked where the reply says to read more.
+  const quoted: Array<{ url: string | undefined; title: string }> = [{ url: readMore, title: passageTitle(top.passage) }];
   if (readMore) {
     links.push(readMore);
     parts.push(`Read more: ${readMore}`);
@@ -225,9 +237,10 @@ export function composeReply(messages: readonly ChatMessage[], index: KnowledgeI
   const second = hits.find((hit) => hit.passage.title !== top.passage.title && hit.passage.url && !links.includes(hit.passage.url) && hit.score >= top.score * 0.6);
   if (second?.passage.url) {
     links.push(second.passage.url);
+    quoted.push({ url: second.passage.url, title: passageTitle(second.passage) });
     parts.push(`See also ${label(second.passage)}: ${second.passage.url}`);
   }
-  return { intent, grounded: true, links, text: parts.join('\n\n') };
+  return { intent, grounded: true, links, sources: distinctSources(quoted), text: parts.join('\n\n') };
 }
 
 /**

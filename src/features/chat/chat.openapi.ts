@@ -15,6 +15,7 @@ import { PATHS } from '../../lib/paths.ts';
 import { CHAT_LIMITS, ChatRequest, parseChatRequest } from './chat-request.ts';
 import { CHAT_ALLOW } from './chat.server.ts';
 import { originError } from './origin-policy.ts';
+import { formatSourcesLink, SOURCE_LIMITS, SOURCE_REL } from './sources.ts';
 
 
 export const chatExample: ChatRequest = {
@@ -32,10 +33,37 @@ export const chatReplyExample =
 
 const at = PATHS.chat;
 
+/** One link-value as formatSourcesLink writes it (RFC 8288 section 3, title* per RFC 8187). */
+const SOURCE_LINK = `<\\/[^>]*>; rel="${SOURCE_REL}"; title\\*=UTF-8''[A-Za-z0-9!#$&+\\-.^_\`|~%]*`;
+
+/** The reply's sources (src/features/chat/sources.ts). */
+const SourcesHeaders = z.object({
+  Link: z
+    .string()
+    .regex(new RegExp(`^${SOURCE_LINK}(, ${SOURCE_LINK})*$`))
+    .optional()
+    .meta({
+      description:
+        `The pages the reply came from (news articles, help pages): one link each with rel="${SOURCE_REL}" ("the source of the information", RFC 4287 section 4.2.7.2) per RFC 8288, ` +
+        "the page title as title* (RFC 8187, UTF-8, percent-encoded). The target is a path relative to the request URL. " +
+        'The built-in assistant lists the pages it quotes; with an LLM, the pages of the passages the model was given as context. ' +
+        `At most ${SOURCE_LIMITS.count} links and ${SOURCE_LIMITS.headerBytes.toLocaleString('en')} bytes. Sent before the first byte of the reply; absent when it quotes nothing (a greeting, "I don't know"). ` +
+        'Exposed to allowed cross-origin callers (Access-Control-Expose-Headers).',
+      examples: [
+        formatSourcesLink([
+          { url: '/docs/api', title: 'The community data API: Limits' },
+          { url: '/news/community-data-api', title: 'A free API for our daily market data' },
+        ])!,
+      ],
+    }),
+});
+
 const ABOUT =
   'Answers the last message of the conversation with a plain-text reply, streamed as it is written. ' +
   'Browsers send Origin themselves; pages of origins the operator has not allowed get 403, and so do requests without Origin unless the operator allows them (CHAT_ALLOW_NO_ORIGIN).\n\n' +
-  `Body: JSON, at most ${CHAT_LIMITS.maxBodyBytes.toLocaleString('en')} bytes, ${CHAT_LIMITS.maxMessages} messages of ${CHAT_LIMITS.maxContentChars.toLocaleString('en')} characters. `;
+  `Body: JSON, at most ${CHAT_LIMITS.maxBodyBytes.toLocaleString('en')} bytes, ${CHAT_LIMITS.maxMessages} messages of ${CHAT_LIMITS.maxContentChars.toLocaleString('en')} characters. ` +
+  'The pages the answer came from are in the `Link` header (rel="via"), so the body stays plain text. ' +
+  'To stop an answer, close the connection (abort the request): the server stops generating, and an upstream LLM request is aborted too.';
 
 /** Error bodies of sendChatMessage, by status. */
 export function chatErrors(): Record<number, Examples> {
@@ -81,7 +109,7 @@ export function sendChatMessage(context: ApiContext): ZodOpenApiOperationObject 
     responses: {
       '200': {
         description: 'The reply, streamed as plain text while it is written. A failure after the first byte ends the text early.',
-        headers: headers.extend(NoStoreHeaders.shape),
+        headers: headers.extend(NoStoreHeaders.shape).extend(SourcesHeaders.shape),
         content: { 'text/plain': { schema: z.string().meta({ description: "The assistant's reply (UTF-8 text)." }), example: chatReplyExample } },
       },
       ...errorResponses('site', at, headers, {

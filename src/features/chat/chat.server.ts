@@ -6,13 +6,14 @@
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import type { Services } from '../../app/services.ts';
 import { errorResponse, HttpError } from '../../lib/http-error.ts';
-import { composeReply, CONTACT_PATH, replyChunks, retrieve } from './built-in-assistant.ts';
+import { composeReply, CONTACT_PATH, replyChunks, retrieve, sourcesOf } from './built-in-assistant.ts';
 import { readJsonBody } from '../../lib/json-body.ts';
 import { CHAT_BODY, CHAT_LIMITS, chatRequestFrom, type ChatMessage } from './chat-request.ts';
 import { corsHeaders, preflightHeaders } from '../../lib/cors.ts';
 import type { KnowledgeIndex } from './knowledge-index.ts';
 import { streamLlmReply, type LlmSettings } from './llm-assistant.server.ts';
 import { checkOrigin, originError, type OriginPolicy } from './origin-policy.ts';
+import { formatSourcesLink, type ChatSource } from './sources.ts';
 
 /** What the chat needs from the process-wide services. */
 export type ChatServices = Pick<Services, 'config' | 'log'>;
@@ -66,8 +67,13 @@ export async function handleChat(request: Request, services: ChatServices, deps:
   try {
     if (!decision.allowed) throw originError(decision);
     const chat = chatRequestFrom(await readJsonBody(request, deps.maxBodyBytes ?? CHAT_LIMITS.maxBodyBytes, CHAT_BODY));
-    const body = replyStream(chat.messages, request.signal, services, deps);
-    return new Response(body, { status: 200, headers: { ...REPLY_HEADERS, ...cors } });
+    // Stopped by the client going away (the request's signal) or by the reader cancelling.
+    const stop = new AbortController();
+    const signal = AbortSignal.any([request.signal, stop.signal]);
+    const reply = await prepareReply(chat.messages, signal, services, deps);
+    const link = formatSourcesLink(reply.sources);
+    const body = replyStream(reply, signal, stop, services);
+    return new Response(body, { status: 200, headers: { ...REPLY_HEADERS, ...cors, ...(link ? { link } : {}) } });
   } catch (error) {
     if (!(error instanceof HttpError)) services.log.error({ err: error }, 'chat request failed');
     return withHeaders(errorResponse(error, pathname), cors);
@@ -99,18 +105,85 @@ export function methodNotAllowed(request: Request): Response {
   );
 }
 
+/** A reply ready to stream: who answers, from which pages, and its text pieces (pulled on demand). */
+interface PreparedReply {
+  assistant: 'llm' | 'built-in';
+  sources: readonly ChatSource[];
+  pieces: AsyncGenerator<string, void, undefined>;
+}
+
+/**
+ * Decide who answers and from which sources before the status line goes out, so the sources can
+ * travel in the `Link` header: retrieval comes before generation anyway. With an LLM, this waits
+ * for its first piece (bounded by LLM_TIMEOUT_MS): until then the built-in assistant may still
+ * have to answer, with sources of its own.
+ */
+async function prepareReply(messages: readonly ChatMessage[], signal: AbortSignal, services: ChatServices, deps: ChatDeps): Promise<PreparedReply> {
+  const delayMs = deps.chunkDelayMs ?? 12;
+  let index: KnowledgeIndex;
+  try {
+    index = await deps.knowledge();
+  } catch (error) {
+    services.log.error({ err: error }, 'assistant index unavailable');
+    return { assistant: 'built-in', sources: [], pieces: paced(UNAVAILABLE_TEXT, delayMs, signal) };
+  }
+
+  const settings = llmSettings(services, deps);
+  if (settings && !signal.aborted) {
+    const hits = retrieve(messages, index);
+    const pieces = streamLlmReply({
+      settings,
+      messages,
+      hits,
+      siteUrl: services.config.SITE_URL,
+      signal,
+      onError: (error) => services.log.warn({ err: error }, 'LLM stream failed mid-reply; ended it'),
+    });
+    try {
+      const first = await pieces.next();
+      // The model's sources are the passages it was given as context.
+      return { assistant: 'llm', sources: sourcesOf(hits), pieces: startingWith(first, pieces) };
+    } catch (error) {
+      // streamLlmReply only throws before its first piece: nothing was sent, answer anyway.
+      if (!signal.aborted) services.log.warn({ err: error }, 'LLM unavailable; the built-in assistant answers');
+    }
+  }
+  const reply = composeReply(messages, index, { siteUrl: services.config.SITE_URL });
+  return { assistant: 'built-in', sources: reply.sources, pieces: paced(reply.text, delayMs, signal) };
+}
+
+/** The piece already read, then the rest; closing it closes the rest (and its upstream request). */
+async function* startingWith(first: IteratorResult<string, void>, rest: AsyncGenerator<string, void, undefined>): AsyncGenerator<string, void, undefined> {
+  try {
+    if (first.done) return;
+    yield first.value;
+    yield* rest;
+  } finally {
+    await rest.return(undefined);
+  }
+}
+
 /**
  * The reply as a byte stream that produces on demand (high-water mark 0: nothing is generated
  * ahead of the reader). Cancelling it or aborting the request stops generation and, through the
- * same signal, any upstream LLM request. Failures end the stream normally: the status line has
- * been sent, so the only honest signal left is the text itself.
+ * same signal, any upstream LLM request; a reply stopped that way is logged with how much of it
+ * was sent. Failures end the stream normally: the status line has been sent, so the only honest
+ * signal left is the text itself.
  */
-function replyStream(messages: readonly ChatMessage[], requestSignal: AbortSignal, services: ChatServices, deps: ChatDeps): ReadableStream<Uint8Array> {
-  const stop = new AbortController();
-  const signal = AbortSignal.any([requestSignal, stop.signal]);
+function replyStream(reply: PreparedReply, signal: AbortSignal, stop: AbortController, services: ChatServices): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
-  let source: AsyncGenerator<string, void, undefined> | undefined;
+  const sent = { pieces: 0, chars: 0 };
+  let ended = false;
+  // Behind the edge, a client that hangs up is seen as the reader cancelling (Astro's Node
+  // adapter cancels the body on close) or as the request's signal aborting, whichever comes first.
+  const stoppedEarly = () => {
+    if (ended) return;
+    ended = true;
+    services.log.info({ assistant: reply.assistant, sources: reply.sources.length, ...sent }, 'chat reply stopped early');
+  };
   const finish = (controller: ReadableStreamDefaultController<Uint8Array>) => {
+    if (signal.aborted) stoppedEarly();
+    ended = true;
     try {
       controller.close();
     } catch {
@@ -120,26 +193,28 @@ function replyStream(messages: readonly ChatMessage[], requestSignal: AbortSigna
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
-        source ??= generateReply(messages, signal, services, deps);
         for (;;) {
           let next: IteratorResult<string, void>;
           try {
-            next = await source.next();
+            next = await reply.pieces.next();
           } catch (error) {
             if (!signal.aborted) services.log.error({ err: error }, 'chat reply failed');
             return finish(controller);
           }
           if (next.done || signal.aborted) return finish(controller);
           if (next.value !== '') {
+            sent.pieces += 1;
+            sent.chars += next.value.length;
             controller.enqueue(encoder.encode(next.value));
             return;
           }
         }
       },
       cancel(reason) {
+        stoppedEarly();
         stop.abort(reason);
         // Lets the generator run its cleanup (closing an upstream stream) once it is idle.
-        void source?.return(undefined).catch(() => {});
+        void reply.pieces.return(undefined).catch(() => {});
       },
     },
     { highWaterMark: 0 },
@@ -167,38 +242,4 @@ function llmSettings(services: ChatServices, deps: ChatDeps): LlmSettings | unde
   const { LLM_BASE_URL, LLM_MODEL, LLM_API_KEY, LLM_TIMEOUT_MS } = services.config;
   if (!LLM_BASE_URL || !LLM_MODEL) return undefined;
   return { baseUrl: LLM_BASE_URL, model: LLM_MODEL, apiKey: LLM_API_KEY, timeoutMs: LLM_TIMEOUT_MS, fetch: deps.fetch };
-}
-
-/** The reply's text pieces: the LLM's when configured and working, else the built-in's. */
-async function* generateReply(messages: readonly ChatMessage[], signal: AbortSignal, services: ChatServices, deps: ChatDeps): AsyncGenerator<string, void, undefined> {
-  const delayMs = deps.chunkDelayMs ?? 12;
-  let index: KnowledgeIndex;
-  try {
-    index = await deps.knowledge();
-  } catch (error) {
-    services.log.error({ err: error }, 'assistant index unavailable');
-    yield* paced(UNAVAILABLE_TEXT, delayMs, signal);
-    return;
-  }
-  if (signal.aborted) return;
-
-  const settings = llmSettings(services, deps);
-  if (settings) {
-    try {
-      yield* streamLlmReply({
-        settings,
-        messages,
-        hits: retrieve(messages, index),
-        siteUrl: services.config.SITE_URL,
-        signal,
-        onError: (error) => services.log.warn({ err: error }, 'LLM stream failed mid-reply; ended it'),
-      });
-      return;
-    } catch (error) {
-      if (signal.aborted) return;
-      // Nothing was sent yet (streamLlmReply only throws before its first piece): answer anyway.
-      services.log.warn({ err: error }, 'LLM unavailable; the built-in assistant answers');
-    }
-  }
-  yield* paced(composeReply(messages, index, { siteUrl: services.config.SITE_URL }).text, delayMs, signal);
 }

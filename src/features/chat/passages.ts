@@ -49,6 +49,15 @@ export interface Passage {
   date: string | undefined;
 }
 
+/**
+ * How a passage's page is named in a list of sources: an article by its heading, a knowledge
+ * passage by its page title and section ("Data API: Limits").
+ */
+export function passageTitle(passage: Passage): string {
+  if (passage.kind === 'news' || !passage.section || passage.section === passage.title) return passage.title;
+  return `${passage.title}: ${passage.section}`;
+}
+
 /** Passages longer than this (characters) are split at paragraph boundaries. */
 const MAX_PASSAGE_CHARS = 900;
 

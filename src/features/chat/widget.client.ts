@@ -5,15 +5,22 @@
  * It posts the conversation to PATHS.chat (/api/chat), shows the reply growing as the bytes arrive
  * (fetch + body.getReader()), keeps the conversation in sessionStorage (this tab only, gone when
  * it closes), and on 429 says how long to wait from Retry-After (RFC 9110 section 10.2.3).
+ * While a reply streams, a Stop button takes the Send button's place and aborts the request
+ * (AbortController); the server then stops generating. The pages an answer came from arrive in
+ * the reply's `Link` header (rel="via", see sources.ts) and are listed as links under it.
  * Text is inserted as text nodes, never as HTML; only site paths and http(s) URLs become links.
  */
 import { findHooks } from '../../lib/dom-hooks.ts';
 import { PATHS } from '../../lib/paths.ts';
 import { describeWait, retryAfterSeconds } from '../../lib/retry-after.ts';
+import type { ChatSource } from './sources.ts';
+import { renderText, sourcesBox, sourcesFrom } from './widget-dom.client.ts';
 
 interface Turn {
   role: 'user' | 'assistant';
   content: string;
+  /** Pages the answer came from (assistant turns), kept so they show again after a reload. */
+  sources?: ChatSource[];
 }
 
 export interface ChatWidget {
@@ -27,19 +34,20 @@ const MAX_MESSAGES = 50;
 const MAX_CONTENT_CHARS = 4000;
 const MAX_BODY_BYTES = 60_000;
 
-/** Site paths ("/contact") and http(s) URLs in a reply. */
-const LINKS = /(https?:\/\/[^\s<>"']+|(?<![\w/.])\/[a-z0-9][\w\-./?=&#%]*)/gi;
-
 function loadTurns(): Turn[] {
   try {
     const saved: unknown = JSON.parse(sessionStorage.getItem(STORAGE_KEY) ?? '[]');
     if (!Array.isArray(saved)) return [];
-    return saved.filter(
-      (t): t is Turn => typeof t === 'object' && t !== null && (t.role === 'user' || t.role === 'assistant') && typeof t.content === 'string' && t.content !== '',
-    );
+    return saved
+      .filter((t): t is Turn => typeof t === 'object' && t !== null && (t.role === 'user' || t.role === 'assistant') && typeof t.content === 'string' && t.content !== '')
+      .map((t) => ({ role: t.role, content: t.content, sources: Array.isArray(t.sources) ? t.sources.filter(isSource) : [] }));
   } catch {
     return []; // storage disabled or corrupt: start afresh
   }
+}
+
+function isSource(value: unknown): value is ChatSource {
+  return typeof value === 'object' && value !== null && typeof (value as ChatSource).url === 'string' && typeof (value as ChatSource).title === 'string';
 }
 
 function saveTurns(turns: readonly Turn[]): void {
@@ -68,31 +76,8 @@ export function turnsToSend(turns: readonly Turn[]): Turn[] {
 // Shared with the other pages' scripts (src/lib/retry-after.ts); re-exported for tests.
 export { describeWait, retryAfterSeconds } from '../../lib/retry-after.ts';
 
-/** Write `text` into `element` as text nodes and links. */
-function renderText(element: HTMLElement, text: string): void {
-  const nodes: Node[] = [];
-  let last = 0;
-  for (const match of text.matchAll(LINKS)) {
-    let href = match[0];
-    // Sentence punctuation after a link is not part of it.
-    const trailing = /[.,;:!?)'"]+$/.exec(href)?.[0] ?? '';
-    href = href.slice(0, href.length - trailing.length);
-    if (href.length <= 1) continue;
-    const start = match.index;
-    if (start > last) nodes.push(document.createTextNode(text.slice(last, start)));
-    const link = document.createElement('a');
-    link.href = href;
-    link.textContent = href;
-    if (/^https?:/.test(href) && new URL(href).origin !== location.origin) link.rel = 'noopener noreferrer';
-    nodes.push(link);
-    last = start + href.length;
-  }
-  if (last < text.length) nodes.push(document.createTextNode(text.slice(last)));
-  element.replaceChildren(...nodes);
-}
-
 export function mountChat(root: HTMLElement): ChatWidget {
-  const { toggle, close: closeButton, panel, log, notice, form, input, send, clear } = findHooks(root, 'chat', {
+  const { toggle, close: closeButton, panel, log, notice, form, input, send, stop, clear } = findHooks(root, 'chat', {
     toggle: HTMLButtonElement,
     close: HTMLButtonElement,
     panel: HTMLElement,
@@ -101,11 +86,14 @@ export function mountChat(root: HTMLElement): ChatWidget {
     form: HTMLFormElement,
     input: HTMLTextAreaElement,
     send: HTMLButtonElement,
+    stop: HTMLButtonElement,
     clear: HTMLButtonElement,
   });
 
   let turns = loadTurns();
   let busy = false;
+  /** Aborts the reply being received; set while one is. */
+  let inFlight: AbortController | undefined;
   let holdUntil = 0;
   let holds = 0;
 
@@ -117,7 +105,18 @@ export function mountChat(root: HTMLElement): ChatWidget {
     log.scrollTop = log.scrollHeight;
     return element;
   };
-  for (const turn of turns) bubble(turn);
+
+  let sourceLists = 0;
+  /** An answer's sources, right after its bubble (a list cannot sit inside its paragraph). */
+  const showSources = (answer: HTMLElement, sources: readonly ChatSource[]): HTMLElement | undefined => {
+    const box = sourcesBox(sources, `chat-sources-${++sourceLists}`);
+    if (box) answer.after(box);
+    return box;
+  };
+  for (const turn of turns) {
+    const element = bubble(turn);
+    if (turn.role === 'assistant') showSources(element, turn.sources ?? []);
+  }
 
   const setNotice = (text: string) => {
     notice.textContent = text;
@@ -133,6 +132,17 @@ export function mountChat(root: HTMLElement): ChatWidget {
     panel.hidden = true;
     toggle.setAttribute('aria-expanded', 'false');
     toggle.focus();
+  };
+
+  /**
+   * While a reply streams, Stop stands where Send was. Focus follows the button the visitor was
+   * on, so a keyboard user can stop with the same key press and is not left on a hidden button.
+   */
+  const setStreaming = (streaming: boolean) => {
+    const hadFocus = document.activeElement === (streaming ? send : stop);
+    send.hidden = streaming;
+    stop.hidden = !streaming;
+    if (hadFocus) (streaming ? stop : input).focus();
   };
 
   /** After a 429, hold the send button for the announced wait. */
@@ -168,14 +178,25 @@ export function mountChat(root: HTMLElement): ChatWidget {
     const replyBubble = bubble({ role: 'assistant', content: '' });
     replyBubble.setAttribute('aria-busy', 'true');
     input.value = '';
+    const controller = new AbortController();
+    inFlight = controller;
+    setStreaming(true);
+    let sourcesBox: HTMLElement | undefined;
+    let sources: ChatSource[] = [];
+    let reply = '';
 
     const undo = (message: string) => {
       // The question was not answered: take it back and return it to the field to retry.
       turns = turns.filter((turn) => turn !== userTurn);
       userBubble.remove();
       replyBubble.remove();
+      sourcesBox?.remove();
       input.value = question;
       if (message) setNotice(message);
+    };
+    const keep = () => {
+      turns.push({ role: 'assistant', content: reply, sources });
+      saveTurns(turns);
     };
 
     try {
@@ -183,15 +204,20 @@ export function mountChat(root: HTMLElement): ChatWidget {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ messages: turnsToSend(turns) }),
+        signal: controller.signal,
       });
       if (!response.ok || !response.body) {
         undo(await explain(response));
         if (response.status === 429) holdFor(retryAfterSeconds(response.headers.get('retry-after')));
         return;
       }
+      // Known before the text: retrieval comes first. Marked busy with the reply, so a screen
+      // reader reads the answer and then its sources, once.
+      sources = sourcesFrom(response);
+      sourcesBox = showSources(replyBubble, sources);
+      sourcesBox?.setAttribute('aria-busy', 'true');
       const reader = response.body.getReader();
       const decoder = new TextDecoder();
-      let reply = '';
       for (;;) {
         const { value, done } = await reader.read();
         if (done) break;
@@ -202,13 +228,24 @@ export function mountChat(root: HTMLElement): ChatWidget {
       reply += decoder.decode();
       if (reply.trim() === '') reply = 'Sorry, I have no answer to that. You can ask the team at /contact';
       renderText(replyBubble, reply);
-      turns.push({ role: 'assistant', content: reply });
-      saveTurns(turns);
+      keep();
     } catch {
-      undo("Couldn't reach the assistant. Check your connection and try again.");
+      if (!controller.signal.aborted) undo("Couldn't reach the assistant. Check your connection and try again.");
+      else if (reply.trim() === '') undo('Stopped before the answer began.');
+      else {
+        // What arrived stays, marked as cut short, so the conversation can go on from it.
+        reply = `${reply.trimEnd()} […]`;
+        renderText(replyBubble, reply);
+        replyBubble.classList.add('chat-msg--stopped');
+        keep();
+        setNotice('Stopped. The answer above is incomplete.');
+      }
     } finally {
       replyBubble.removeAttribute('aria-busy');
+      sourcesBox?.removeAttribute('aria-busy');
+      inFlight = undefined;
       busy = false;
+      setStreaming(false);
       if (Date.now() >= holdUntil) send.disabled = false;
     }
   }
@@ -234,6 +271,7 @@ export function mountChat(root: HTMLElement): ChatWidget {
     if (question === '' || busy || send.disabled) return;
     void ask(question);
   });
+  stop.addEventListener('click', () => inFlight?.abort());
   clear.addEventListener('click', () => {
     if (busy) return;
     turns = [];

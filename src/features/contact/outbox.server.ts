@@ -16,7 +16,9 @@
  *
  * Delivery is at least once: if the process dies after the webhook's 2xx but before the row is
  * marked, the lease runs out and the row is sent again. Every request carries
- * `Idempotency-Key: contact-submission-<id>` so the receiver can drop the repeat.
+ * `Idempotency-Key: contact-submission-<id>` so the receiver can drop the repeat; with a signing
+ * secret, also the Standard Webhooks headers (webhook-signing.ts), whose webhook-id is that same
+ * value on every attempt and whose timestamp and signature are the attempt's own.
  */
 import { redactUrlsIn } from '../../lib/redact-url.ts';
 import type { Logger } from 'pino';
@@ -24,11 +26,14 @@ import type { DbHandle } from '../../db/create-db.ts';
 import type { ContactSubmissionRow } from '../../db/schema.ts';
 import { contactDelivery } from './contact.ts';
 import { DEFAULT_BACKOFF, retryDelayMs, type BackoffPolicy } from './retry-backoff.ts';
+import { webhookId, webhookSigner, type WebhookSigner } from './webhook-signing.ts';
 
 export interface OutboxDeps {
   db: DbHandle;
   log?: Logger | undefined;
   webhookUrl: string;
+  /** CONTACT_WEBHOOK_SECRET (`whsec_...`): sign each delivery per Standard Webhooks; unset sends no signature headers. */
+  signingSecret?: string | undefined;
   fetch?: typeof fetch;
   /** Epoch ms; Date.now by default. */
   now?: () => number;
@@ -69,6 +74,8 @@ export async function deliverPending(deps: OutboxDeps, options: DeliverOptions =
   const { db } = deps.db;
 
   try {
+    // Inside the try: a secret that bypassed the configuration's check stops the run, reported, not thrown.
+    const sign = deps.signingSecret === undefined ? undefined : webhookSigner(deps.signingSecret);
     const due = await db
       .selectFrom('contact_submission')
       .selectAll()
@@ -92,7 +99,7 @@ export async function deliverPending(deps: OutboxDeps, options: DeliverOptions =
         .executeTakeFirst();
       if (claimed.numUpdatedRows === 0n) continue;
 
-      const outcome = await post(doFetch, deps.webhookUrl, row, requestTimeoutMs);
+      const outcome = await post(doFetch, deps.webhookUrl, row, requestTimeoutMs, sign && ((body) => sign(webhookId(row.id), now(), body)));
       const attempts = row.delivery_attempts + 1;
       if (outcome.ok) {
         await db
@@ -126,16 +133,19 @@ export async function deliverPending(deps: OutboxDeps, options: DeliverOptions =
 /** `status`: the webhook's HTTP status when it answered; absent when it did not (timeout, refused). */
 type Outcome = { ok: true } | { ok: false; status?: number; error: string };
 
-async function post(doFetch: typeof fetch, url: string, row: ContactSubmissionRow, timeoutMs: number): Promise<Outcome> {
+/** `sign`: the signature headers of this attempt for the exact body sent. */
+async function post(doFetch: typeof fetch, url: string, row: ContactSubmissionRow, timeoutMs: number, sign?: (body: string) => ReturnType<WebhookSigner>): Promise<Outcome> {
   try {
+    const body = JSON.stringify(contactDelivery({ ...row, id: Number(row.id) }));
     const response = await doFetch(url, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
-        'idempotency-key': `contact-submission-${row.id}`,
+        'idempotency-key': webhookId(row.id),
         'user-agent': 'contact-outbox/1',
+        ...sign?.(body),
       },
-      body: JSON.stringify(contactDelivery({ ...row, id: Number(row.id) })),
+      body,
       signal: AbortSignal.timeout(timeoutMs),
       // A 3xx comes back as it is and counts as a failure (see the top of this file).
       redirect: 'manual',

@@ -17,8 +17,11 @@
  * a client-sent `X-Forwarded-For`, or the client could choose its key.
  *
  * Keys: IPv4 as dotted quad; IPv4-mapped IPv6 (`::ffff:192.0.2.1`, what a dual-stack socket
- * reports) as the IPv4 address; IPv6 as its /64 (`2001:db8:1:2::/64`), because one subscriber
- * is routinely given a whole /64 (RFC 6177) and could otherwise rotate addresses at will.
+ * reports) as the IPv4 address; IPv6 as its network of `RATE_LIMIT_IPV6_PREFIX` bits (default
+ * /56, `2001:db8:1::/56`), because one subscriber is routinely given a whole /64 and often a /56
+ * or /48 (RFC 6177; RIPE-690 recommends /56 for residential customers), and could otherwise
+ * rotate addresses at will. /56 is also express-rate-limit 8's `ipv6Subnet` default. An operator
+ * whose clients sit in one shared /56 (a campus, a mobile carrier) sets a longer prefix.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import ipaddr from 'ipaddr.js';
@@ -41,10 +44,13 @@ export type TrustProxy = { kind: 'none' } | { kind: 'hops'; hops: number } | { k
 /** Key of a request whose peer address is unknown (socket already gone). */
 export const UNKNOWN_CLIENT = 'unknown';
 
-export function clientKeyOf(remoteAddress: string | undefined, headers: IncomingHttpHeaders, trust: TrustProxy): string {
+/** `RATE_LIMIT_IPV6_PREFIX` default: the network length that keys one IPv6 client. */
+export const DEFAULT_IPV6_PREFIX = 56;
+
+export function clientKeyOf(remoteAddress: string | undefined, headers: IncomingHttpHeaders, trust: TrustProxy, ipv6Prefix = DEFAULT_IPV6_PREFIX): string {
   const peer = parseAddress(remoteAddress);
   if (peer === null) return UNKNOWN_CLIENT;
-  if (trust.kind === 'none') return keyOfAddress(peer);
+  if (trust.kind === 'none') return keyOfAddress(peer, ipv6Prefix);
 
   // Nearest first: the peer, then forwarded entries from the right.
   const chain = forwardedChain(headers).reverse();
@@ -57,14 +63,18 @@ export function clientKeyOf(remoteAddress: string | undefined, headers: Incoming
     if (next === null) break;
     client = next;
   }
-  return keyOfAddress(client);
+  return keyOfAddress(client, ipv6Prefix);
 }
 
-/** The rate-limit key of an address: IPv4 itself, IPv6 its /64. */
-export function keyOfAddress(address: Address): string {
+/** The rate-limit key of an address: IPv4 itself, IPv6 its network of `ipv6Prefix` bits (1-128). */
+export function keyOfAddress(address: Address, ipv6Prefix = DEFAULT_IPV6_PREFIX): string {
   if (address.kind() === 'ipv4') return address.toString();
-  const parts = (address as ipaddr.IPv6).parts.slice(0, 4).concat([0, 0, 0, 0]);
-  return `${new ipaddr.IPv6(parts).toRFC5952String()}/64`;
+  const parts = (address as ipaddr.IPv6).parts.map((part, i) => {
+    // Bits of this 16-bit group that belong to the prefix: all, none, or the leading few.
+    const kept = Math.min(16, Math.max(0, ipv6Prefix - 16 * i));
+    return kept === 0 ? 0 : part & (0xffff << (16 - kept)) & 0xffff;
+  });
+  return `${new ipaddr.IPv6(parts).toRFC5952String()}/${ipv6Prefix}`;
 }
 
 /**

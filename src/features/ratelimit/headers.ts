@@ -5,6 +5,8 @@
  * RateLimit-Remaining, RateLimit-Reset as separate integer fields; Reset is delta-seconds), for
  * the most constrained window, plus RateLimit-Policy listing every window of the route.
  * Data interface: GitHub-style X-RateLimit-* where Reset is an absolute Unix time in seconds.
+ * Opt-in (RATE_LIMIT_DRAFT_HEADERS), both interfaces: the current draft's two structured fields,
+ * `RateLimit-Policy` and `RateLimit` (`draftHeaders`).
  */
 import type { Decision, WindowState } from './limiter.ts';
 
@@ -63,4 +65,37 @@ export function dataHeaders(d: Decision, nowMs: number): Record<string, string> 
   if (day) headers['X-Daily-Quota-Remaining'] = String(day.remaining);
   if (!d.allowed) headers['Retry-After'] = String(d.retryAfterSeconds ?? 1);
   return headers;
+}
+
+/**
+ * The pair of draft-ietf-httpapi-ratelimit-headers-10 (27 September 2025, sections 3 and 4; the
+ * revision read when this was written): two Structured Field Lists (RFC 9651) with one member per window,
+ * named by a String so that the `RateLimit` item can be matched to its policy:
+ *   RateLimit-Policy: "data-minute";q=60;w=60, "data-day";q=5000;w=86400
+ *   RateLimit: "data-minute";r=59;t=1, "data-day";r=4999;t=41112
+ * `q` is the quota and `w` the window in seconds (constant per client); `r` the requests left
+ * and `t` the seconds until that window is full again (until 00:00 UTC for a day). No `pk`
+ * (partition key): it would echo the client's address or key id back in every response.
+ * This replaces the older `RateLimit-Policy: 60;w=60` syntax that `siteHeaders` writes, since one
+ * field cannot carry both; RateLimit-Limit/-Remaining/-Reset stay as they are.
+ */
+export function draftHeaders(d: Decision): Record<string, string> {
+  if (d.windows.length === 0) return {};
+  const name = (w: WindowState) => `"${w.window.name}"`; // names are [a-z-]: nothing to escape
+  return {
+    'RateLimit-Policy': d.windows.map((w) => `${name(w)};q=${w.window.limit};w=${w.window.periodSeconds}`).join(', '),
+    RateLimit: d.windows.map((w) => `${name(w)};r=${w.remaining};t=${w.resetSeconds}`).join(', '),
+  };
+}
+
+/**
+ * The decision as it stands once a 304 has given back its day unit(s) (`RateLimitStore.refund`):
+ * every UTC-day window has one more request left, never more than its limit. The minute
+ * window keeps its charge (a conditional request still costs a connection and a lookup).
+ */
+export function refundedDecision(d: Decision): Decision {
+  return {
+    ...d,
+    windows: d.windows.map((w) => (w.window.kind === 'utc-day' ? { ...w, remaining: Math.min(w.window.limit, w.remaining + 1) } : w)),
+  };
 }

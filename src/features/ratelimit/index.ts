@@ -7,4 +7,5 @@ export { createMemoryStore } from './memory-store.ts';
 export type { MemoryStore, MemoryStoreOptions } from './memory-store.ts';
 export { createRedisStore } from './redis-store.server.ts';
 export type { RedisStore, RedisStoreOptions } from './redis-store.server.ts';
-export { dataHeaders, headlineWindow, siteHeaders } from './headers.ts';
+export { dataHeaders, draftHeaders, headlineWindow, refundedDecision, siteHeaders } from './headers.ts';
+export { DEFAULT_IPV6_PREFIX } from './client-key.ts';

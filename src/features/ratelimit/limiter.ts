@@ -37,6 +37,10 @@ export interface Decision {
   scope?: string;
   /** Whole seconds, at least 1, until this request would be admitted, when refused. */
   retryAfterSeconds?: number;
+  /** The store's clock at the take, epoch ms (a refund finds the UTC day it charged by it). */
+  nowMs?: number;
+  /** True when Redis answered (not the in-process fallback): a refund goes to the same place. */
+  shared?: boolean;
 }
 
 export interface RateLimitStore {
@@ -46,6 +50,12 @@ export interface RateLimitStore {
    * see its options). Never rejects: a store that cannot reach its backend answers from memory.
    */
   take(key: string, windows: Window[], nowMs: number): Promise<Decision>;
+  /**
+   * Give back the unit that the admitted `decision` charged to each UTC-day window in `windows`
+   * (a 304 Not Modified does not spend the daily quota, issue 20). A counter already reset at
+   * midnight is left alone; a count never goes below 0. Never rejects.
+   */
+  refund(key: string, windows: readonly Window[], decision: Decision): Promise<void>;
   /** Release connections; later takes are answered in-process. */
   close(): Promise<void>;
 }

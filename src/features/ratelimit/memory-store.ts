@@ -7,6 +7,7 @@
  */
 import { LRUCache } from 'lru-cache';
 import { evaluate, type WindowRecord } from './decision.ts';
+import { refundRequest, utcDayOf } from './utc-day-counter.ts';
 import type { Decision, RateLimitStore } from './limiter.ts';
 import type { Window } from './policies.ts';
 
@@ -20,6 +21,8 @@ export const DEFAULT_MAX_KEYS = 100_000;
 export interface MemoryStore extends RateLimitStore {
   /** The same as `take`, synchronously (the Redis store's fallback and tests use it). */
   takeNow(key: string, windows: readonly Window[], nowMs: number): Decision;
+  /** The same as `refund`, synchronously. */
+  refundNow(key: string, windows: readonly Window[], decision: Decision): void;
   /** Records currently held (for tests and metrics). */
   readonly size: number;
 }
@@ -37,12 +40,25 @@ export function createMemoryStore(opts: MemoryStoreOptions = {}): MemoryStore {
       now,
     );
     if (next) next.forEach((record, i) => records.set(ids[i]!, record)); // ids and next have one entry per window
-    return decision;
+    return { ...decision, nowMs: now };
+  }
+
+  function refundNow(key: string, windows: readonly Window[], decision: Decision): void {
+    if (!decision.allowed || decision.nowMs === undefined) return;
+    const chargedDay = utcDayOf(decision.nowMs);
+    for (const window of windows) {
+      if (window.kind !== 'utc-day') continue;
+      const id = `${key} ${window.name}`;
+      const record = records.get(id);
+      if (record !== undefined && 'day' in record) records.set(id, refundRequest(record, chargedDay));
+    }
   }
 
   return {
     takeNow,
+    refundNow,
     take: (key, windows, nowMs) => Promise.resolve(takeNow(key, windows, nowMs)),
+    refund: (key, windows, decision) => Promise.resolve(refundNow(key, windows, decision)),
     close: () => {
       records.clear();
       return Promise.resolve();

@@ -101,6 +101,24 @@ return reply
 `;
 
 /**
+ * `refundRequest` (utc-day-counter.ts) for every day counter in KEYS: ARGV[1] is the UTC day
+ * number the take charged. The count goes down by one only if the counter is still of that day
+ * and above 0, so a refund after midnight, or of a record that expired, changes nothing. The
+ * expiry is kept (it is the next 00:00 UTC either way).
+ */
+export const REFUND_SCRIPT = `
+local day = tonumber(ARGV[1])
+for i = 1, #KEYS do
+  local rec = redis.call('HMGET', KEYS[i], 'a', 'b')
+  local ra, rb = tonumber(rec[1]), tonumber(rec[2])
+  if ra ~= nil and rb ~= nil and ra == day and rb > 0 then
+    redis.call('HSET', KEYS[i], 'b', string.format('%.0f', rb - 1))
+  end
+end
+return 1
+`;
+
+/**
  * Store key of one window of one client. The client key is a Redis Cluster hash tag (`{...}`),
  * so all windows of a client live in one slot and one script may touch them together.
  */
@@ -128,5 +146,5 @@ export function decisionFromReply(windows: readonly Window[], reply: unknown): D
     resetMs: numbers[3 + 3 * i]!,
     retryMs: numbers[4 + 3 * i]!,
   }));
-  return decisionFromLevels(windows, levels, numbers[0] === 1);
+  return { ...decisionFromLevels(windows, levels, numbers[0] === 1), nowMs: numbers[1]!, shared: true };
 }

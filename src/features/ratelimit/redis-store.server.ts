@@ -15,7 +15,8 @@ import type { Logger } from 'pino';
 import type { Decision, RateLimitStore } from './limiter.ts';
 import { createMemoryStore } from './memory-store.ts';
 import type { Window } from './policies.ts';
-import { decisionFromReply, scriptArgs, TAKE_SCRIPT, windowKey } from './redis-script.ts';
+import { decisionFromReply, REFUND_SCRIPT, scriptArgs, TAKE_SCRIPT, windowKey } from './redis-script.ts';
+import { utcDayOf } from './utc-day-counter.ts';
 
 export interface RedisStoreOptions {
   /** redis:// or rediss:// URL (REDIS_URL). */
@@ -51,6 +52,7 @@ export interface RedisStore extends RateLimitStore {
 /** The script as a command on the client: numkeys, keys..., args... (EVALSHA argument order). */
 interface WithTakeCommand {
   rateLimitTake(numKeys: number, ...keysAndArgs: string[]): Promise<unknown>;
+  rateLimitRefund(numKeys: number, ...keysAndArgs: string[]): Promise<unknown>;
 }
 
 export function createRedisStore(opts: RedisStoreOptions): RedisStore {
@@ -76,6 +78,7 @@ export function createRedisStore(opts: RedisStoreOptions): RedisStore {
     connectionName: 'ratelimit',
   });
   client.defineCommand('rateLimitTake', { lua: TAKE_SCRIPT });
+  client.defineCommand('rateLimitRefund', { lua: REFUND_SCRIPT });
   const redis = client as Redis & WithTakeCommand;
 
   let closed = false;
@@ -158,6 +161,23 @@ export function createRedisStore(opts: RedisStoreOptions): RedisStore {
     }
   }
 
+  /**
+   * A refund goes where the take went: Redis for a decision Redis made, the fallback otherwise.
+   * A refund Redis cannot take is dropped (logged at debug): the client is then charged as if
+   * the 304 had been a 200, the safe side of the quota.
+   */
+  async function refund(key: string, windows: readonly Window[], decision: Decision): Promise<void> {
+    const days = windows.filter((w) => w.kind === 'utc-day');
+    if (!decision.allowed || decision.nowMs === undefined || days.length === 0) return;
+    if (decision.shared !== true) return fallback.refundNow(key, days, decision);
+    if (closed || client.status !== 'ready') return;
+    try {
+      await redis.rateLimitRefund(days.length, ...days.map((w) => windowKey(prefix, key, w)), String(utcDayOf(decision.nowMs)));
+    } catch (err) {
+      log.debug({ err: err instanceof Error ? err.message : String(err) }, 'rate-limit refund not applied');
+    }
+  }
+
   async function close(): Promise<void> {
     if (closed) return;
     closed = true;
@@ -173,6 +193,7 @@ export function createRedisStore(opts: RedisStoreOptions): RedisStore {
 
   return {
     take,
+    refund,
     close,
     get degraded() {
       return degraded;

@@ -36,6 +36,16 @@ export function countRequest(state: UtcDayCounterState): UtcDayCounterState {
   return { day: state.day, count: state.count + 1 };
 }
 
+/**
+ * The counter after one request charged on `chargedDay` is given back (a 304 Not Modified, which
+ * does not spend the daily quota: GitHub's rule, issue 20). A counter of another day is returned
+ * unchanged (the charge went with the day), and a count never goes below 0.
+ */
+export function refundRequest(state: UtcDayCounterState, chargedDay: number): UtcDayCounterState {
+  if (state.day !== chargedDay || state.count <= 0) return state;
+  return { day: state.day, count: state.count - 1 };
+}
+
 /** Requests left today; both reset and retry are "at the next 00:00 UTC" once the quota is spent. */
 export function dayLevel(state: UtcDayCounterState, limit: number, nowMs: number): WindowLevel {
   const untilMidnight = (state.day + 1) * DAY_MS - nowMs;

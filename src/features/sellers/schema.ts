@@ -6,6 +6,7 @@
  * something open, the rule we chose and why is written beside it.
  */
 import { z } from 'zod';
+import { rootDomainOf } from './root-domain.ts';
 
 /** Values the IAB text allows for `seller_type`. */
 export const SELLER_TYPES = ['PUBLISHER', 'INTERMEDIARY', 'BOTH'] as const;
@@ -51,8 +52,10 @@ export function bareDomainOf(value: string): string {
  * sellers.json 1.0, Seller.domain: "the business domain name of the company", and for an
  * INTERMEDIARY or BOTH "the root domain name of the seller's Sellers.json file", which buyers
  * fetch as https://<domain>/sellers.json. So: a host name only, no scheme, path, port or
- * "www." label, in lower case. We cannot tell a registrable domain from a subdomain without
- * the Public Suffix List, so "ads.example.com" passes; reviewers catch that one.
+ * "www." label, in lower case, and the registrable domain itself ("public suffix + 1", as ads.txt
+ * defines the root domain), checked against the Public Suffix List with tldts: "ads.example.com"
+ * is refused in favour of "example.com", "co.uk" is refused as a suffix nobody owns. See
+ * `rootDomainOf` for the list's private section.
  */
 export function domainProblem(value: string): string | null {
   const fix = bareDomainOf(value);
@@ -72,6 +75,9 @@ export function domainProblem(value: string): string | null {
   if (labels.length < 2 || value.length > 253 || !labels.every((label) => LABEL.test(label)) || !TLD.test(tld)) {
     return `domain ${show(value)} is not a domain name: ${rule} (letters, digits and hyphens, with a dot before the top-level domain)`;
   }
+  const root = rootDomainOf(value);
+  if (root === null) return `domain ${show(value)} is a public suffix (Public Suffix List), which nobody registers: ${rule}, the company's own domain`;
+  if (root !== value) return `domain ${show(value)} is a subdomain: sellers.json 1.0 asks for the root domain, e.g. "${root}"`;
   return null;
 }
 

@@ -4,7 +4,8 @@
  *
  * Rate limiting and its headers (spec section 8) belong to the edge, which also keeps the
  * serialised 200 in its response cache for as long as `Cache-Control` allows (capped at 60 s)
- * and drops it when the materialiser commits; this handler only states the policy.
+ * and drops it when the materialiser commits; this handler only states the policy. Every 200 and
+ * 304 says which days are final and which requested days have no record (settled.ts).
  */
 import { HttpError, errorResponse, toHttpError } from '../../lib/http-error.ts';
 import type { Services } from '../../app/services.ts';
@@ -12,6 +13,7 @@ import type { DataResponse } from './data-record.ts';
 import { parseDateRange } from './date-range.ts';
 import { ifNoneMatchMatches, strongEtag } from '../../lib/http-validators.ts';
 import { cacheControlFor } from './response-caching.ts';
+import { settlementHeaders } from './settled.ts';
 import { readDailyStats, toDataRecord } from './stats.server.ts';
 import type { DailyStatRow } from '../../db/schema.ts';
 import { isStorageUnavailable } from '../../db/storage-errors.ts';
@@ -24,7 +26,7 @@ const READ_DEADLINE_MS = 4_000;
 
 
 export interface HandleDataOptions {
-  /** Clock for the cache policy (tests pin it). */
+  /** Clock for the cache policy and the settled day (tests pin it). */
   now?: () => number;
 }
 
@@ -39,11 +41,15 @@ export async function handleData(request: Request, services: Services, options: 
     const rows = await readWithin(services, range.startDate, range.endDate);
     const response: DataResponse = { status: 'Success', data: rows.map(toDataRecord) };
     const body = JSON.stringify(response);
+    const nowMs = (options.now ?? Date.now)();
     const headers: Record<string, string> = {
-      'cache-control': cacheControlFor(range, rows.length, (options.now ?? Date.now)()),
+      'cache-control': cacheControlFor(range, rows.length, nowMs),
       etag: strongEtag(body),
+      // Which days are final and which are not there yet; no query beyond the rows above.
+      ...settlementHeaders(range, rows.map((row) => row.day), nowMs),
     };
-    // RFC 9110 section 15.4.5: a 304 carries the same Cache-Control and ETag a 200 would.
+    // RFC 9110 section 15.4.5: a 304 carries the same Cache-Control and ETag a 200 would (and the
+    // settlement headers, which a client's stored copy takes over, RFC 9111 section 4.3.4).
     if (ifNoneMatchMatches(request.headers.get('if-none-match'), headers['etag']!)) {
       return new Response(null, { status: 304, headers });
     }

@@ -7,8 +7,8 @@ import type { ZodOpenApiOperationObject } from 'zod-openapi';
 import { codeSamples } from '../../api-docs/code-samples.ts';
 import { describeWindows, type ApiContext } from '../../api-docs/context.ts';
 import { problemExample, thrownBody } from '../../api-docs/examples.ts';
-import { ConditionalRequestHeaders, dataRateLimitHeaders, dataRefusedHeaders } from '../../api-docs/headers.ts';
-import { cachedRead, errorResponses, methodNotAllowed } from '../../api-docs/responses.ts';
+import { ConditionalRequestHeaders, dataRateLimitHeaders, dataRefusedHeaders, DataSettlementHeaders } from '../../api-docs/headers.ts';
+import { cachedRead, dataUnauthorized, errorResponses, methodNotAllowed } from '../../api-docs/responses.ts';
 import { PATHS } from '../../lib/paths.ts';
 import { DataResponse } from './data-record.ts';
 import { DataQuery, MAX_RANGE_DAYS, parseDateRange } from './date-range.ts';
@@ -32,11 +32,13 @@ export function getDailyStats(context: ApiContext): ZodOpenApiOperationObject {
     summary: 'Get Data: daily statistics for a date range',
     description:
       `One record per day of the range with transaction count, impression count and revenue. Both dates are required, YYYY-MM-DD (UTC days), endDate not before startDate, at most ${MAX_RANGE_DAYS} days counting both ends. ` +
-      'Days not materialised yet (today, the future) are absent. No credentials are needed.\n\n' +
-      `Limits (defaults): ${describeWindows(context.policies.data)} per client. Watch X-RateLimit-Remaining and X-Daily-Quota-Remaining, back off exponentially after a 429, and cache responses: ranges of settled days may be reused for a day (see Cache-Control) and revalidated with If-None-Match.`,
+      'Days not materialised yet (today, the future) are absent from `data` and listed in X-Data-Missing-Days; X-Data-Settled-Through names the last day whose record is final (cache those forever, ask again for later ones). No credentials are needed; an integrator with an API key sends it as `Authorization: Bearer adk_...` and gets the key\'s own quotas (reported in the same headers).\n\n' +
+      `Limits (defaults): ${describeWindows(context.policies.data)} per client. Watch X-RateLimit-Remaining and X-Daily-Quota-Remaining, back off exponentially after a 429, and cache responses: ranges of settled days may be reused for a day (see Cache-Control) and revalidated with If-None-Match: a 304 Not Modified does not spend the daily quota (the minute window still counts it).`,
+    // Anonymous or with a key: both are accepted (OpenAPI 3.1 section 4.8.10, `{}` makes security optional).
+    security: [{}, { apiKey: [] }],
     requestParams: { query: DataQuery, header: ConditionalRequestHeaders },
     responses: {
-      ...cachedRead(headers, { description: 'The records of the range, ascending by date.', schema: DataResponse, example: dataExample }),
+      ...cachedRead(headers.extend(DataSettlementHeaders.shape), { description: 'The records of the range, ascending by date.', schema: DataResponse, example: dataExample }),
       ...errorResponses('data', at, headers, {
         400: {
           description: 'Bad Request (SVC1005): a parameter is missing or invalid; the message names the rule.',
@@ -47,6 +49,7 @@ export function getDailyStats(context: ApiContext): ZodOpenApiOperationObject {
             missing: { summary: 'A date missing', value: refusal('startDate=2026-07-01') },
           },
         },
+        401: dataUnauthorized(at, headers),
         405: methodNotAllowed(at, 'GET, HEAD', headers),
         429: {
           description: 'Too Many Requests (SVC1010): the rate limit or the daily quota is exceeded. Wait Retry-After seconds.',

@@ -1,6 +1,9 @@
 /**
  * The site assistant's widget in Chromium against the real server (built-in assistant, no LLM):
- * its code loads on the first click, and the reply grows in the live region while it streams.
+ * its code loads on the first click, the reply grows in the live region while it streams, and
+ * the pages it came from are listed under it as links. (Answers are
+ * `p.chat-msg--assistant`, each followed by its sources box when it has one: hence
+ * `:last-of-type`, the last paragraph of the log.)
  */
 import { describe, expect, it } from 'vitest';
 import { withPage, screenshot, useBrowserSite } from '../../helpers/browser.ts';
@@ -57,7 +60,7 @@ describe('the chat widget', () => {
         const samples: Array<{ length: number; busy: boolean }> = [];
         (window as unknown as { __chatSamples: typeof samples }).__chatSamples = samples;
         new MutationObserver(() => {
-          const reply = region.querySelector('.chat-msg--assistant:last-child');
+          const reply = region.querySelector('.chat-msg--assistant:last-of-type');
           if (reply) samples.push({ length: reply.textContent?.length ?? 0, busy: reply.getAttribute('aria-busy') === 'true' });
         }).observe(region, { subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ['aria-busy'] });
       });
@@ -71,7 +74,7 @@ describe('the chat widget', () => {
 
       const reply = log.locator('.chat-msg--assistant').last();
       await page.waitForFunction(() => {
-        const last = document.querySelector('[data-chat-log] .chat-msg--assistant:last-child');
+        const last = document.querySelector('[data-chat-log] .chat-msg--assistant:last-of-type');
         return last !== null && !last.hasAttribute('aria-busy') && (last.textContent ?? '').length > 0;
       });
       const finalText = (await reply.textContent()) ?? '';
@@ -91,6 +94,42 @@ describe('the chat widget', () => {
       expect(await log.locator('.chat-msg--user').textContent()).toBe('How do I get the daily statistics from the data API?');
       expect(await reply.getByRole('link').count()).toBeGreaterThan(0);
       await screenshot(page, 'chat');
+    });
+  });
+
+  it('lists the sources of an answer as links to real pages, and keeps them across a reload', async () => {
+    await withPage(browser, { streamed: [`${site.url}/api/chat`] }, async (page) => {
+      await page.goto(`${site.url}/`, { waitUntil: 'networkidle' });
+      await page.getByRole('button', { name: 'Ask the assistant' }).click();
+      await page.getByRole('dialog', { name: 'Site assistant' }).waitFor({ state: 'visible' });
+      const answer = page.waitForResponse((response) => response.url() === `${site.url}/api/chat`);
+      await page.getByRole('textbox', { name: 'Your question' }).fill("What's new?");
+      await page.getByRole('button', { name: 'Send' }).click();
+      const header = (await answer).headers()['link'] ?? '';
+      expect(header).toMatch(/rel="via"/);
+
+      const sources = page.getByRole('list', { name: 'Sources' });
+      await sources.waitFor();
+      await page.waitForFunction(() => !document.querySelector('[data-chat-log] [aria-busy]'));
+      const links = sources.getByRole('link');
+      expect(await links.count()).toBe(3);
+      const hrefs = await links.evaluateAll((anchors) => anchors.map((a) => (a as HTMLAnchorElement).href));
+      for (const href of hrefs) {
+        expect(href.startsWith(`${site.url}/news/`)).toBe(true);
+        const target = await page.request.get(href);
+        expect(target.status()).toBe(200);
+        expect(target.headers()['content-type']).toMatch(/^text\/html/);
+      }
+      // The link text is the article's title, and following it opens that article.
+      const title = (await links.first().textContent()) ?? '';
+      expect(title.length).toBeGreaterThan(5);
+      await page.reload({ waitUntil: 'networkidle' });
+      await page.getByRole('button', { name: 'Ask the assistant' }).click();
+      const kept = page.getByRole('list', { name: 'Sources' }).getByRole('link');
+      expect(await kept.evaluateAll((anchors) => anchors.map((a) => (a as HTMLAnchorElement).href))).toEqual(hrefs);
+      await kept.first().click();
+      await page.waitForURL(hrefs[0]!);
+      expect(await page.getByRole('heading', { level: 1 }).textContent()).toContain(title);
     });
   });
 });

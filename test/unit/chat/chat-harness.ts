@@ -75,3 +75,17 @@ export async function readChunks(response: Response): Promise<string[]> {
     chunks.push(decoder.decode(value, { stream: true }));
   }
 }
+
+/** One JSON log line as pino writes it. */
+export interface LogLine {
+  level: number;
+  msg: string;
+  [field: string]: unknown;
+}
+
+/** Chat services whose log lines (at `level` and above) are kept in `lines`. */
+export function loggedChatServices(env: Record<string, string> = {}, level = 'info'): { services: ChatServices; lines: LogLine[] } {
+  const lines: LogLine[] = [];
+  const log = pino({ level }, { write: (line: string) => void lines.push(JSON.parse(line) as LogLine) });
+  return { services: { ...chatServices(env), log }, lines };
+}

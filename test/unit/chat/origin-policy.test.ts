@@ -43,7 +43,7 @@ describe('CORS headers', () => {
   it('echo an allowed origin, expose the limit headers and vary by Origin', () => {
     expect(corsHeaders({ origin: 'https://site.test', allowed: true })).toEqual({
       'access-control-allow-origin': 'https://site.test',
-      'access-control-expose-headers': 'RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy, Retry-After, X-RateLimit-Scope, X-RateLimit-Remaining, X-RateLimit-Reset, X-Daily-Quota-Remaining, X-Request-Id, ETag, Date',
+      'access-control-expose-headers': 'RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy, RateLimit, Retry-After, X-RateLimit-Scope, X-RateLimit-Remaining, X-RateLimit-Reset, X-Daily-Quota-Remaining, X-Request-Id, ETag, Date, Link, X-Data-Settled-Through, X-Data-Missing-Days',
       vary: 'Origin',
     });
   });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { describeWait, retryAfterSeconds, turnsToSend } from '../../../src/features/chat/widget.client.ts';
+import { sourcesFrom } from '../../../src/features/chat/widget-dom.client.ts';
 
 describe('the widget', () => {
   it('reads Retry-After as seconds or as an HTTP date', () => {
@@ -28,5 +29,20 @@ describe('the widget', () => {
     expect(new TextEncoder().encode(JSON.stringify({ messages: sent })).length).toBeLessThanOrEqual(64 * 1024);
     expect(sent.at(-1)!.content.startsWith('29 ')).toBe(true);
     expect(sent.length).toBeLessThan(30);
+  });
+
+  it('resolves the sources of a reply against the URL it came from, keeping only http(s) pages', () => {
+    const link = [
+      `</news/a>; rel="via"; title*=UTF-8''Article%20A`,
+      `<https://partner.test/page>; rel="via"; title*=UTF-8''Elsewhere`,
+      `<javascript:alert(1)>; rel="via"; title*=UTF-8''Script`,
+      `</style.css>; rel="preload"`,
+    ].join(', ');
+    const response = new Response(null, { headers: { link } });
+    expect(sourcesFrom(response, 'https://meridian.test/api/chat')).toEqual([
+      { url: 'https://meridian.test/news/a', title: 'Article A' },
+      { url: 'https://partner.test/page', title: 'Elsewhere' },
+    ]);
+    expect(sourcesFrom(new Response(null), 'https://meridian.test/api/chat')).toEqual([]);
   });
 });

@@ -9,12 +9,14 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
   DailyQuotaExceededError,
+  fetchDailyStats,
   getDailyStats,
   InvalidArgumentError,
   InvalidRequestError,
   planRequest,
   RateLimitedError,
   ServerUnavailableError,
+  UnauthorizedError,
   UnexpectedResponseError,
   windowCacheKey,
   type DataRecord,
@@ -109,6 +111,7 @@ describe('inputs', () => {
         { concurrency: 0 },
         { concurrency: 2.5 },
         { retry: { maxAttempts: 0 } },
+        { token: 'sk live secret' },
       ].map(async (extra) => {
         const error = await refusal(extra);
         expect(error).toBeInstanceOf(InvalidArgumentError);
@@ -125,6 +128,7 @@ describe('inputs', () => {
         "concurrency must be a whole number from 1 to 8, got 0",
         "concurrency must be a whole number from 1 to 8, got 2.5",
         "retry.maxAttempts must be a whole number from 1 to 20, got 0",
+        "token must be an API key of letters, digits and - . _ ~ + / (then = padding), as RFC 6750 allows after "Bearer "",
       ]
     `);
     expect(fake.calls).toEqual([]);
@@ -190,6 +194,32 @@ describe('errors', () => {
     expect(error).toMatchObject({ serverCode: 'SVC1005', serverMessage: 'startDate must be a date in YYYY-MM-DD format, got "x"', status: 400 });
     expect((error as Error).message).toMatchInlineSnapshot(`"the data API refused 2025-01-01 to 2025-01-31: startDate must be a date in YYYY-MM-DD format, got "x" (SVC1005)"`);
     expect(fake.calls).toHaveLength(1);
+  });
+
+  it('sends a token as Authorization: Bearer, and none without one', async () => {
+    const seen: Array<string | undefined> = [];
+    const fetch: FetchLike = async (url, init) => {
+      seen.push(init.headers['authorization']);
+      return new Response(JSON.stringify(ok(new URL(url)).body), { status: 200 });
+    };
+    await getDailyStats(options(fetch, { token: 'dk_live.AbC-123~x+y/z==' }));
+    await getDailyStats(options(fetch));
+    expect(seen).toEqual(['Bearer dk_live.AbC-123~x+y/z==', undefined]);
+  });
+
+  it('surfaces a refused token (401, Bearer invalid_token) as UnauthorizedError at once, without the token', async () => {
+    const fake = fakeFetch(() => ({
+      status: 401,
+      body: { code: 'unauthorized', message: 'the API key is not valid' },
+      headers: { 'www-authenticate': 'Bearer error="invalid_token", error_description="unknown key"' },
+    }));
+    const error = await getDailyStats(options(fake.fetch, { token: 'dk_secret_value', from: '2025-01-01', to: '2025-03-31' })).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UnauthorizedError);
+    expect(error).toMatchObject({ code: 'unauthorized', status: 401, challengeError: 'invalid_token', serverCode: 'unauthorized', serverMessage: 'the API key is not valid' });
+    expect((error as Error).message).toMatchInlineSnapshot(`"the data API refused the API token (401): the API key is not valid (unauthorized, invalid_token)"`);
+    expect(JSON.stringify({ ...(error as object), message: (error as Error).message })).not.toContain('dk_secret_value');
+    // Not retried, and the other windows stop.
+    expect(fake.calls.length).toBeLessThanOrEqual(2);
   });
 
   it('stops with DailyQuotaExceededError, reset at the next 00:00 UTC, on a 429 that left no daily quota', async () => {
@@ -363,23 +393,66 @@ describe('cancellation', () => {
 });
 
 describe('cache', () => {
-  it('answers settled windows from the cache the second time, and asks again for recent ones', async () => {
+  it('keeps the days up to the settled day and asks again only for the days after it', async () => {
+    // No X-Data-Settled-Through from this fake: the client's clock says 03-16 (today 03-20 minus 4).
     const fake = fakeFetch();
     const cache = new Map<string, DataRecord[]>();
     const ask = () => getDailyStats(options(fake.fetch, { from: '2026-01-01', to: '2026-03-19', cache }));
     const first = await ask();
     expect(fake.calls).toHaveLength(3);
-    // January and February are settled; March reaches into the days still rewritten.
-    expect([...cache.keys()]).toEqual([
+    expect([...cache.keys()].sort()).toEqual([
       `${BASE}/api/v1/public/data?startDate=2026-01-01&endDate=2026-01-31`,
       `${BASE}/api/v1/public/data?startDate=2026-02-01&endDate=2026-02-28`,
+      `${BASE}/api/v1/public/data?startDate=2026-03-01&endDate=2026-03-19`,
     ]);
+    // March is kept up to its settled 16th; the 17th to 19th may still be rewritten.
+    expect(cache.get(`${BASE}/api/v1/public/data?startDate=2026-03-01&endDate=2026-03-19`)?.at(-1)?.date).toBe('2026-03-16');
     fake.calls.length = 0;
     const progress: boolean[] = [];
     const second = await getDailyStats(options(fake.fetch, { from: '2026-01-01', to: '2026-03-19', cache, concurrency: 1, onProgress: (p) => progress.push(p.fromCache) }));
     expect(second).toEqual(first);
-    expect(fake.calls).toEqual([`${BASE}/api/v1/public/data?startDate=2026-03-01&endDate=2026-03-19`]);
+    expect(fake.calls).toEqual([`${BASE}/api/v1/public/data?startDate=2026-03-17&endDate=2026-03-19`]);
     expect(progress).toEqual([true, true, false]);
+  });
+
+  it('honours the server’s X-Data-Settled-Through over its own clock', async () => {
+    const fake = fakeFetch((url) => ({ ...ok(url), headers: { 'x-data-settled-through': '2026-01-10' } }));
+    const cache = new Map<string, DataRecord[]>();
+    const first = await fetchDailyStats(options(fake.fetch, { from: '2026-01-01', to: '2026-02-28', cache }));
+    expect(first.settledThrough).toBe('2026-01-10');
+    expect(first.missingDays).toEqual([]);
+    // The clock (03-20) would settle both months; the server says only up to 01-10.
+    expect([...cache.values()].map((records) => [records[0]?.date, records.at(-1)?.date])).toEqual([['2026-01-01', '2026-01-10']]);
+    fake.calls.length = 0;
+    await getDailyStats(options(fake.fetch, { from: '2026-01-01', to: '2026-02-28', cache }));
+    expect(fake.calls.sort()).toEqual([
+      `${BASE}/api/v1/public/data?startDate=2026-01-11&endDate=2026-01-31`,
+      `${BASE}/api/v1/public/data?startDate=2026-02-01&endDate=2026-02-28`,
+    ]);
+  });
+
+  it('reports the days without a record and keeps no settled day after a missing one', async () => {
+    const gap = new Set(['2025-01-05', '2025-01-30', '2025-01-31']);
+    const fake = fakeFetch((url) => ({
+      body: { status: 'Success', data: fullWindow(url).filter((record) => !gap.has(record.date)) },
+      headers: { 'x-data-settled-through': '2025-06-01', 'x-data-missing-days': '2025-01-05, 2025-01-30/2025-01-31' },
+    }));
+    const cache = new Map<string, DataRecord[]>();
+    const result = await fetchDailyStats(options(fake.fetch, { cache }));
+    expect(result.records).toHaveLength(28);
+    expect(result.missingDays).toEqual(['2025-01-05', '2025-01-30', '2025-01-31']);
+    expect([...cache.values()][0]?.map((record) => record.date)).toEqual(['2025-01-01', '2025-01-02', '2025-01-03', '2025-01-04']);
+    fake.calls.length = 0;
+    await getDailyStats(options(fake.fetch, { cache }));
+    expect(fake.calls).toEqual([`${BASE}/api/v1/public/data?startDate=2025-01-05&endDate=2025-01-31`]);
+  });
+
+  it('says no settled day when everything came from the cache', async () => {
+    const cache = new Map<string, DataRecord[]>();
+    await getDailyStats(options(fakeFetch().fetch, { cache }));
+    const again = fakeFetch();
+    expect(await fetchDailyStats(options(again.fetch, { cache }))).toMatchObject({ settledThrough: undefined, missingDays: [] });
+    expect(again.calls).toEqual([]);
   });
 
   it('does not keep a settled window with days missing (not materialised yet)', async () => {
@@ -445,6 +518,7 @@ describe('portability', () => {
       'pacer.ts',
       'paths.ts',
       'rate-pacing.ts',
+      'settled-days.ts',
       'window-cache.ts',
     ]);
   });

@@ -1,7 +1,16 @@
 /** The command's pure parts: flags, exit codes, output formats. Runs of the program are in test/integration/client-cli.test.ts. */
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_BASE_URL, describeFailure, exitCodeFor, formatRecords, parseCliArgs } from '../../../jobs/cli/data-fetch.ts';
-import { DailyQuotaExceededError, InvalidArgumentError, InvalidRequestError, RateLimitedError, ServerUnavailableError, UnexpectedResponseError, type DataRecord } from '../../../src/client/data-client.ts';
+import { DEFAULT_BASE_URL, describeFailure, describeSettlement, exitCodeFor, formatRecords, parseCliArgs } from '../../../jobs/cli/data-fetch.ts';
+import {
+  DailyQuotaExceededError,
+  InvalidArgumentError,
+  InvalidRequestError,
+  RateLimitedError,
+  ServerUnavailableError,
+  UnauthorizedError,
+  UnexpectedResponseError,
+  type DataRecord,
+} from '../../../src/client/data-client.ts';
 
 const RECORDS: DataRecord[] = [
   { date: '2025-01-01', txn_count: 3, impr_count: 40, service_revenue: 12.5 },
@@ -13,15 +22,26 @@ describe('data-fetch flags', () => {
   it('defaults to CSV from the local server without a cache', () => {
     expect(parseCliArgs(['--from', '2025-01-01', '--to', '2025-12-31'])).toEqual({
       kind: 'run',
-      plan: { from: '2025-01-01', to: '2025-12-31', format: 'csv', baseUrl: DEFAULT_BASE_URL, cacheDir: undefined, concurrency: undefined },
+      plan: { from: '2025-01-01', to: '2025-12-31', format: 'csv', baseUrl: DEFAULT_BASE_URL, cacheDir: undefined, concurrency: undefined, token: undefined },
     });
     expect(DEFAULT_BASE_URL).toBe('http://127.0.0.1:4321');
   });
 
   it('takes every flag', () => {
     const parsed = parseCliArgs(['--from=2025-01-01', '--to=2025-01-31', '--format', 'json', '--base-url', 'https://d.example', '--cache-dir', '/tmp/c', '--concurrency', '3']);
-    expect(parsed).toEqual({ kind: 'run', plan: { from: '2025-01-01', to: '2025-01-31', format: 'json', baseUrl: 'https://d.example', cacheDir: '/tmp/c', concurrency: 3 } });
+    expect(parsed).toEqual({ kind: 'run', plan: { from: '2025-01-01', to: '2025-01-31', format: 'json', baseUrl: 'https://d.example', cacheDir: '/tmp/c', concurrency: 3, token: undefined } });
     expect(parseCliArgs(['-h'])).toEqual({ kind: 'help' });
+  });
+
+  it('takes the API key from --token, else from DATA_API_TOKEN (empty counts as unset)', () => {
+    const token = (args: string[], env: Record<string, string> = {}) => {
+      const parsed = parseCliArgs(['--from', '2025-01-01', '--to', '2025-01-31', ...args], env);
+      return parsed.kind === 'run' ? parsed.plan.token : parsed.kind;
+    };
+    expect(token(['--token', 'flag-key'], { DATA_API_TOKEN: 'env-key' })).toBe('flag-key');
+    expect(token([], { DATA_API_TOKEN: 'env-key' })).toBe('env-key');
+    expect(token([], { DATA_API_TOKEN: '' })).toBeUndefined();
+    expect(token([])).toBeUndefined();
   });
 
   it('explains what is wrong with the flags', () => {
@@ -56,6 +76,22 @@ describe('data-fetch exit codes', () => {
     expect(exitCodeFor(new DailyQuotaExceededError(new Date(Date.UTC(2026, 2, 21))))).toBe(75);
     expect(exitCodeFor(new RateLimitedError(5, 1000))).toBe(75);
     expect(exitCodeFor(new Error('bug'))).toBe(70);
+    expect(exitCodeFor(new UnauthorizedError(401, true, 'invalid_token'))).toBe(77);
+  });
+
+  it('points at --token and DATA_API_TOKEN when the key is refused, and at --token for a malformed one', () => {
+    expect(describeFailure(new UnauthorizedError(401, true, 'invalid_token', 'unauthorized', 'the API key is not valid'))).toBe(
+      'the data API refused the API token (401): the API key is not valid (unauthorized, invalid_token); check --token or DATA_API_TOKEN',
+    );
+    expect(describeFailure(new InvalidArgumentError('token', 'must be an API key'))).toBe('--token (or DATA_API_TOKEN) must be an API key');
+  });
+
+  it('sums up which days are final and which had no record', () => {
+    expect(describeSettlement('2026-11-20', [], 3)).toBe('days up to 2026-11-20 are final; no day missing');
+    expect(describeSettlement(undefined, [], 0)).toBe('every day came from the cache (final); no day missing');
+    expect(describeSettlement('2026-11-20', ['2026-11-24'], 1)).toBe('days up to 2026-11-20 are final; 1 day without a record yet (2026-11-24)');
+    const many = Array.from({ length: 8 }, (_, i) => `2026-11-${String(i + 10)}`);
+    expect(describeSettlement('2026-11-20', many, 1)).toBe('days up to 2026-11-20 are final; 8 days without a record yet (2026-11-10, 2026-11-11, 2026-11-12 ... 2026-11-17)');
   });
 
   it('names flags, not client options, in messages about them', () => {

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isSettled, monthWindows, type DateWindow } from '../../../src/client/date-windows.ts';
-import { dayOfInstant, parseDay } from '../../../src/lib/calendar.ts';
+import { monthWindows, type DateWindow } from '../../../src/client/date-windows.ts';
+import { settledByClock } from '../../../src/client/settled-days.ts';
+import { parseDay } from '../../../src/lib/calendar.ts';
 import { lastSettledDay } from '../../../src/features/stats/response-caching.ts';
 
 const day = parseDay;
@@ -50,23 +51,16 @@ describe('request windows', () => {
   });
 });
 
-describe('settled windows', () => {
-  /** 2026-03-20 12:00 UTC: the server's last settled day is 03-16. */
-  const NOW = Date.UTC(2026, 2, 20, 12);
-  const window = (start: string, end: string) => monthWindows(day(start), day(end))[0]!;
-
-  it('counts a window as settled when it ends at least four days before today (UTC)', () => {
-    expect(isSettled(window('2026-03-01', '2026-03-16'), NOW)).toBe(true);
-    expect(isSettled(window('2026-03-01', '2026-03-17'), NOW)).toBe(false);
-    expect(isSettled(window('2026-02-01', '2026-02-28'), NOW)).toBe(true);
+describe('settled days without the server’s header', () => {
+  it('counts a day as settled when it is at least four days before today (UTC)', () => {
+    // 2026-03-20 12:00 UTC: the server's last settled day is 03-16.
+    expect(settledByClock(Date.UTC(2026, 2, 20, 12))).toBe(day('2026-03-16'));
   });
 
-  it('uses the same boundary as the server’s Cache-Control', () => {
+  it('uses the same boundary as the server (its Cache-Control and X-Data-Settled-Through)', () => {
     fc.assert(
-      fc.property(fc.integer({ min: Date.UTC(2000, 0, 1), max: Date.UTC(2100, 0, 1) }), fc.integer({ min: -10, max: 10 }), (nowMs, offset) => {
-        const end = dayOfInstant(nowMs) - 4 + offset;
-        const w = monthWindows(end, end)[0]!;
-        expect(isSettled(w, nowMs)).toBe(end <= lastSettledDay(nowMs));
+      fc.property(fc.integer({ min: Date.UTC(2000, 0, 1), max: Date.UTC(2100, 0, 1) }), (nowMs) => {
+        expect(settledByClock(nowMs)).toBe(lastSettledDay(nowMs));
       }),
     );
   });

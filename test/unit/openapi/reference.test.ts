@@ -45,6 +45,7 @@ describe('the API reference view', () => {
       '200 OK',
       '304 Not Modified',
       '400 Bad Request',
+      '401 Unauthorized',
       '405 Method Not Allowed',
       '429 Too Many Requests',
       '431 Request Header Fields Too Large',

@@ -23,11 +23,26 @@ describe('clientKeyOf', () => {
     expect(clientKeyOf('::ffff:203.0.113.9', {}, NONE)).toBe('203.0.113.9');
   });
 
-  it('keys IPv6 clients by their /64', () => {
-    expect(clientKeyOf('2001:db8:1:2:aaaa:bbbb:cccc:dddd', {}, NONE)).toBe('2001:db8:1:2::/64');
-    expect(clientKeyOf('2001:0db8:0001:0002:0000:0000:0000:0001', {}, NONE)).toBe('2001:db8:1:2::/64');
-    expect(clientKeyOf('fe80::1%eth0', {}, NONE)).toBe('fe80::/64');
-    expect(clientKeyOf('::1', {}, NONE)).toBe('::/64');
+  it('keys IPv6 clients by their /56 unless told another prefix', () => {
+    expect(clientKeyOf('2001:db8:1:2:aaaa:bbbb:cccc:dddd', {}, NONE)).toBe('2001:db8:1::/56');
+    expect(clientKeyOf('2001:db8:1:1ff:aaaa:bbbb:cccc:dddd', {}, NONE)).toBe('2001:db8:1:100::/56');
+    expect(clientKeyOf('2001:0db8:0001:0002:0000:0000:0000:0001', {}, NONE, 64)).toBe('2001:db8:1:2::/64');
+    expect(clientKeyOf('fe80::1%eth0', {}, NONE, 64)).toBe('fe80::/64');
+    expect(clientKeyOf('::1', {}, NONE, 64)).toBe('::/64');
+  });
+
+  it('masks exactly the configured number of bits, from /1 to /128', () => {
+    const address = '2001:db8:abcd:12ff:1:2:3:4';
+    expect(clientKeyOf(address, {}, NONE, 48)).toBe('2001:db8:abcd::/48');
+    expect(clientKeyOf(address, {}, NONE, 60)).toBe('2001:db8:abcd:12f0::/60');
+    expect(clientKeyOf(address, {}, NONE, 128)).toBe('2001:db8:abcd:12ff:1:2:3:4/128');
+    expect(clientKeyOf(address, {}, NONE, 1)).toBe('::/1');
+    expect(clientKeyOf('ffff::1', {}, NONE, 1)).toBe('8000::/1');
+    // Two addresses of one /56 share a key; a neighbouring /56 does not.
+    expect(clientKeyOf('2001:db8:1:2ff::1', {}, NONE)).toBe(clientKeyOf('2001:db8:1:200::9', {}, NONE));
+    expect(clientKeyOf('2001:db8:1:300::1', {}, NONE)).not.toBe(clientKeyOf('2001:db8:1:200::9', {}, NONE));
+    // IPv4 is never masked.
+    expect(clientKeyOf('203.0.113.9', {}, NONE, 1)).toBe('203.0.113.9');
   });
 
   it('is "unknown" when the socket has no address', () => {
@@ -53,7 +68,7 @@ describe('clientKeyOf', () => {
 
     it('reads RFC 7239 Forwarded when there is no X-Forwarded-For', () => {
       const headers = { forwarded: 'for=1.2.3.4, for="[2001:db8:cafe::17]:4711";proto=https;by=10.0.0.5' };
-      expect(clientKeyOf('10.0.0.5', headers, ONE_HOP)).toBe('2001:db8:cafe::/64');
+      expect(clientKeyOf('10.0.0.5', headers, ONE_HOP)).toBe('2001:db8:cafe::/56');
     });
 
     it('keeps hop positions for Forwarded elements without for=', () => {
@@ -63,7 +78,7 @@ describe('clientKeyOf', () => {
 
     it('reads entries with ports and mapped addresses', () => {
       expect(clientKeyOf('10.0.0.5', { 'x-forwarded-for': '198.51.100.20:5555' }, ONE_HOP)).toBe('198.51.100.20');
-      expect(clientKeyOf('10.0.0.5', { 'x-forwarded-for': '[2001:db8::1]:443' }, ONE_HOP)).toBe('2001:db8::/64');
+      expect(clientKeyOf('10.0.0.5', { 'x-forwarded-for': '[2001:db8::1]:443' }, ONE_HOP, 64)).toBe('2001:db8::/64');
       expect(clientKeyOf('10.0.0.5', { 'x-forwarded-for': '::ffff:198.51.100.20' }, ONE_HOP)).toBe('198.51.100.20');
     });
 

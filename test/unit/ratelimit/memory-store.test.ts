@@ -104,7 +104,7 @@ describe('memory store', () => {
 
   it('admits a route with no windows without storing anything', async () => {
     const store = createMemoryStore();
-    await expect(store.take('c', [], T0)).resolves.toEqual({ allowed: true, windows: [] });
+    await expect(store.take('c', [], T0)).resolves.toEqual({ allowed: true, windows: [], nowMs: T0 });
     expect(store.size).toBe(0);
   });
 });

@@ -35,4 +35,11 @@ describe('the third-party sellers.json 1.0 JSON Schema', () => {
     expect(validate(doc)).toBe(true);
     expect(parseSellersDocument(doc).success).toBe(false);
   });
+
+  it('misses a subdomain as domain, which our rules refuse (root domains, Public Suffix List)', () => {
+    const doc = JSON.parse(sampleText) as { sellers: Record<string, unknown>[] };
+    doc.sellers[0] = { ...doc.sellers[0], domain: 'ads.harbourdaily.example' };
+    expect(validate(doc)).toBe(true);
+    expect(parseSellersDocument(doc).success).toBe(false);
+  });
 });

@@ -273,6 +273,29 @@ describe('domainProblem', () => {
     },
   );
 
+  it('accepts a name under a private suffix of the Public Suffix List as a root domain', () => {
+    expect(domainProblem('harbour.github.io')).toBeNull();
+  });
+
+  it('refuses a subdomain, naming its root domain (tldts, Public Suffix List)', () => {
+    expect(domainProblem('ads.example.com')).toBe('domain "ads.example.com" is a subdomain: sellers.json 1.0 asks for the root domain, e.g. "example.com"');
+    expect(domainProblem('news.bbc.co.uk')).toBe('domain "news.bbc.co.uk" is a subdomain: sellers.json 1.0 asks for the root domain, e.g. "bbc.co.uk"');
+    expect(domainProblem('ads.harbourdaily.example')).toBe(
+      'domain "ads.harbourdaily.example" is a subdomain: sellers.json 1.0 asks for the root domain, e.g. "harbourdaily.example"',
+    );
+  });
+
+  it('refuses a public suffix', () => {
+    expect(domainProblem('co.uk')).toBe('domain "co.uk" is a public suffix (Public Suffix List), which nobody registers: must be a bare root domain such as example.com, the company\'s own domain');
+    expect(domainProblem('github.io')).toEqual(expect.stringContaining('is a public suffix'));
+  });
+
+  it('fails the content file with a message naming the seller', () => {
+    expect(problems(withSeller({ seller_id: 'x', seller_type: 'PUBLISHER', name: 'A', domain: 'ads.example.com' }))).toEqual([
+      'sellers.1.domain: seller "x": domain "ads.example.com" is a subdomain: sellers.json 1.0 asks for the root domain, e.g. "example.com"',
+    ]);
+  });
+
   it('suggests the bare domain inside a URL', () => {
     expect(bareDomainOf('https://user@WWW.Example.com:443/path?q#f')).toBe('example.com');
   });

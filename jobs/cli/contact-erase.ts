@@ -1,0 +1,35 @@
+/**
+ * `npm run contact:erase -- --email ada@example.com`: delete one person's contact submissions,
+ * and with them their webhook deliveries still pending (GDPR art. 17, the right to erasure), and
+ * say how many. The address is matched case-insensitively (Ada@Example.com finds
+ * ada@example.com). Reads DATABASE_URL like the server. Exit codes: run-cli.ts (64 without
+ * --email or with something that is not an address).
+ */
+import { eraseSubmissionsByEmail } from '../../src/features/contact/retention.server.ts';
+import { CommandFailed, runCli, UsageError } from './run-cli.ts';
+
+const USAGE = {
+  synopsis: 'npm run contact:erase -- --email ADDRESS',
+  options: { email: { type: 'string' } },
+  details: [
+    '  --email  delete every contact submission from this address (matched case-insensitively),',
+    '           pending webhook deliveries included, and print how many',
+  ].join('\n'),
+} as const;
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+if (import.meta.main) {
+  process.exitCode = await runCli('contact-erase', USAGE, async ({ values, db, stdout }) => {
+    const email = values.email?.trim();
+    if (email === undefined || email === '') throw new UsageError('--email is required');
+    // A loose shape check: anything stored passed the form's stricter one, so this only catches slips.
+    if (!/^[^@\s]+@[^@\s]+$/.test(email)) throw new UsageError(`--email must be an email address such as ada@example.com (got ${JSON.stringify(email)})`);
+    const handle = await db();
+    const result = await eraseSubmissionsByEmail(handle, email);
+    if (result.error) throw new CommandFailed(`erasure stopped after ${plural(result.submissions, 'submission')}`, { cause: result.error });
+    const deliveries = plural(result.pendingDeliveries, 'pending webhook delivery', 'pending webhook deliveries');
+    stdout.write(`erased ${plural(result.submissions, 'submission')} and ${deliveries} of ${email} (address matched case-insensitively) from ${handle.target}\n`);
+    return 0;
+  });
+}

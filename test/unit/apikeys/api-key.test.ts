@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { credentialsOf, hashToken, newToken, shownPrefix } from '../../../src/features/apikeys/api-key.ts';
+
+describe('API key tokens', () => {
+  it('are adk_ and 256 random bits in base64url, never twice the same', () => {
+    const a = newToken();
+    expect(a).toMatch(/^adk_[A-Za-z0-9_-]{43}$/);
+    expect(newToken()).not.toBe(a);
+    expect(shownPrefix(a)).toBe(a.slice(0, 8));
+  });
+
+  it('are stored as their SHA-256 in hex', () => {
+    const token = newToken();
+    expect(hashToken(token)).toMatch(/^[0-9a-f]{64}$/);
+    expect(hashToken(token)).not.toContain(token.slice(4));
+    expect(hashToken('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+  });
+});
+
+describe('credentialsOf', () => {
+  const token = newToken();
+
+  it('is anonymous without an Authorization header', () => {
+    expect(credentialsOf({})).toEqual({ kind: 'none' });
+  });
+
+  it('reads a Bearer token, scheme in any case (RFC 9110 section 11.1)', () => {
+    expect(credentialsOf({ authorization: `Bearer ${token}` })).toEqual({ kind: 'bearer', token });
+    expect(credentialsOf({ authorization: `bearer  ${token}` })).toEqual({ kind: 'bearer', token });
+  });
+
+  it('calls anything else malformed: another scheme, another shape, an empty token', () => {
+    for (const authorization of [`Basic ${token}`, 'Bearer', 'Bearer ', `Bearer ${token}x`, `Bearer ${token} extra`, 'Bearer abc', `Token ${token}`]) {
+      expect(credentialsOf({ authorization }), authorization).toEqual({ kind: 'malformed' });
+    }
+  });
+});
