@@ -100,8 +100,8 @@ interface StoredHeads {
   identity?: Head;
   br?: Head;
   gzip?: Head;
-  /** The stored response brings its own CSP (a cached page), which replaces the edge's. */
-  ownCsp: boolean;
+  /** The CSP the stored response brought (the edge's, or a cached page's two): replaces the pending one. */
+  csp: string | string[] | undefined;
 }
 
 export function createEdge(deps: EdgeDeps): Edge {
@@ -152,28 +152,28 @@ export function createEdge(deps: EdgeDeps): Edge {
   }
 
   /** The representation headers of a stored answer in one coding (validators included). */
-  function storedHeadOf(entry: StaticFile | CachedResponse, encoding: 'br' | 'gzip' | undefined): { head: Head; ownCsp: boolean } {
+  function storedHeadOf(entry: StaticFile | CachedResponse, encoding: 'br' | 'gzip' | undefined): { head: Head; csp: string | string[] | undefined } {
     let heads = storedHeads.get(entry);
-    if (heads === undefined) storedHeads.set(entry, (heads = { ownCsp: 'headers' in entry && entry.headers['content-security-policy'] !== undefined }));
+    if (heads === undefined) storedHeads.set(entry, (heads = { csp: 'headers' in entry ? entry.headers['content-security-policy'] : undefined }));
     const key = encoding ?? 'identity';
     let head = heads[key];
     if (head === undefined) {
       head = [];
       if ('contentType' in entry) head.push('Content-Type', entry.contentType, 'Cache-Control', entry.cacheControl);
-      else for (const name in entry.headers) if (name !== 'etag') head.push(name, entry.headers[name]!);
+      else for (const name in entry.headers) if (name !== 'etag' && name !== 'content-security-policy') head.push(name, entry.headers[name]!);
       // Each encoding is its own representation, so its strong validator differs (RFC 9110 section 8.8.3).
       head.push('ETag', variantEtag(entry.etag, encoding), 'Vary', 'Accept-Encoding');
       if (encoding) head.push('Content-Encoding', encoding);
       heads[key] = head;
     }
-    return { head, ownCsp: heads.ownCsp };
+    return { head, csp: heads.csp };
   }
 
   /** Write known bytes with validators; 304 when the client already has them. */
   function sendStored(req: IncomingMessage, res: ServerResponse, head: Head, entry: StaticFile | CachedResponse, status = 200): void {
     const { bytes, encoding } = negotiate(entry.body, req.headers['accept-encoding']);
     const stored = storedHeadOf(entry, encoding);
-    if (stored.ownCsp) dropHeader(head, 'Content-Security-Policy');
+    if (stored.csp !== undefined) setHeaderIn(head, 'Content-Security-Policy', stored.csp);
     if (status === 200 && ifNoneMatchMatches(req.headers['if-none-match'], entry.etag)) {
       // The 304 carries what a 200 would, except the body's own fields (RFC 9110 section 15.4.5).
       for (let i = 0; i < stored.head.length; i += 2) {
@@ -335,7 +335,7 @@ export function createEdge(deps: EdgeDeps): Edge {
 }
 
 /** Set a header (any case) in a pending list, replacing its value if it is there. */
-function setHeaderIn(head: Head, name: string, value: string): void {
+function setHeaderIn(head: Head, name: string, value: string | string[]): void {
   const lower = name.toLowerCase();
   for (let i = 0; i < head.length; i += 2) {
     if (String(head[i]).toLowerCase() === lower) {
@@ -344,10 +344,4 @@ function setHeaderIn(head: Head, name: string, value: string): void {
     }
   }
   head.push(name, value);
-}
-
-/** Remove a header (any case) from a pending list. */
-function dropHeader(head: Head, name: string): void {
-  const lower = name.toLowerCase();
-  for (let i = head.length - 2; i >= 0; i -= 2) if (String(head[i]).toLowerCase() === lower) head.splice(i, 2);
 }
