@@ -230,10 +230,11 @@ export function createEdge(deps: EdgeDeps): Edge {
     }
     if (route.kind === 'hidden') return sendError(res, route, head, new HttpError(404, 'not_found', { detail: `Nothing is served at ${pathname}.` }));
 
-    if (route.strictQuery) {
+    const strict = route.strictQuery ? readStrictQuery(route, url) : undefined;
+    if (strict) {
       // Refused here, before Astro: the route table declares what the handler accepts, and a
       // flood of junk parameters then costs no render (each one copied a 12 KB URL many times).
-      const unknown = unknownParameters(url.searchParams, route.query);
+      const { unknown } = strict;
       if (unknown) {
         const code = route.interface === 'data' ? 'SVC1005' : 'validation_failed';
         return sendError(res, route, head, new HttpError(400, code, { detail: unknown, resolution: `Send only ${route.query.join(' and ')}.` }));
@@ -250,7 +251,7 @@ export function createEdge(deps: EdgeDeps): Edge {
     }
     if (isRead) {
       if (file) return sendStored(req, res, head, file);
-      cacheKey = cacheKeyOf(route, pathname, url.searchParams);
+      cacheKey = strict ? strict.cacheKey : cacheKeyOf(route, pathname, url.searchParams);
       const hit = cacheKey === undefined ? undefined : cache.get(cacheKey);
       if (hit) return sendStored(req, res, head, hit);
     } else if (method !== 'OPTIONS') {
@@ -332,6 +333,31 @@ export function createEdge(deps: EdgeDeps): Edge {
       draining = true;
     },
   };
+}
+
+/** What a strict route's query string means: refused parameters, or the cache key it selects. */
+interface StrictQuery {
+  unknown: string | undefined;
+  cacheKey: string | undefined;
+}
+/** Readings by normalised target: clients repeat the same few ranges, so each is parsed once. */
+const strictQueries = new Map<string, StrictQuery>();
+const STRICT_QUERIES_MAX = 1024;
+/** Longer targets are read each time: the memo stays under 256 KiB of keys. */
+const STRICT_QUERY_MAX_CHARS = 256;
+
+function readStrictQuery(route: Route, url: RequestTarget): StrictQuery {
+  const target = `${url.pathname}${url.search}`;
+  let reading = strictQueries.get(target);
+  if (reading === undefined) {
+    reading = { unknown: unknownParameters(url.searchParams, route.query), cacheKey: cacheKeyOf(route, url.pathname, url.searchParams) };
+    if (target.length <= STRICT_QUERY_MAX_CHARS) {
+      // Bounded against clients that send a new query each time: start over when full.
+      if (strictQueries.size >= STRICT_QUERIES_MAX) strictQueries.clear();
+      strictQueries.set(target, reading);
+    }
+  }
+  return reading;
 }
 
 /** Set a header (any case) in a pending list, replacing its value if it is there. */
