@@ -24,6 +24,11 @@ export interface CapturedResponse {
   status: number;
   contentType: string;
   body: string;
+  /**
+   * The other headers our server sent that any client would get (representation, security, CORS),
+   * for the peer; per-request and framing ones (Date, X-Request-Id, rate-limit state, lengths) left out.
+   */
+  headers?: Record<string, string>;
 }
 
 function ceiling(responsesFile: string): RequestListener {

@@ -12,6 +12,7 @@
  * theirs into their work folder.
  *
  * Scenario ids for --only: the HTTP ones in scenarios/http.ts, and chat, materialize, build.
+ * The cache-hit and 429 scenarios also run the Fastify peer (peers/fastify.ts) in the same rounds.
  * Everything it creates lives in a fresh /tmp/bench-run-XXXXXX (a seeded database, a build, logs,
  * profiles); ./dist and ./data are never touched. One run at a time (a lock file): two would
  * distort each other's figures.
@@ -210,7 +211,8 @@ async function runServers(results: Results): Promise<void> {
       results.http.push(outcome);
       const fig = (r: LoadResult) => `${r.rps.toFixed(0)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, server CPU ${Math.round((r.serverCpu ?? 0) * 100)} % (${Math.round(r.cpuUsPerRequest ?? 0)} us/req), load gen ${Math.round(r.loadGenCpu * 100)} %`;
       const vs = outcome.baseline ? ` | ${scenario.baseline}: ${fig(outcome.baseline)} | ${outcome.ratio!.toFixed(2)} x` : '';
-      say(`  ours: ${fig(outcome.ours)}${vs}: ${outcome.met ? 'met' : 'NOT met'}${outcome.invalid ? ` (${outcome.invalid})` : ''}`);
+      const peer = outcome.peer ? ` | Fastify peer: ${fig(outcome.peer)} | ${outcome.peerRatio!.toFixed(2)} x` : '';
+      say(`  ours: ${fig(outcome.ours)}${vs}${peer}: ${outcome.met ? 'met' : 'NOT met'}${outcome.invalid ? ` (${outcome.invalid})` : ''}`);
     }
     if (wanted('chat')) {
       say('running chat: POST /api/chat time to first byte');

@@ -25,7 +25,18 @@ export function hasCommand(name: string): boolean {
 
 /** Pin this process and every thread it has or will start (autocannon, the TTFB loop) to LOAD_CORE. */
 export function pinSelf(): void {
-  if (canPin) execFileSync('taskset', ['-a', '-p', '-c', LOAD_CORE, String(process.pid)], { stdio: 'ignore' });
+  if (!canPin) return;
+  // `taskset -a` fails when one of our threads exits while it walks them (Node's start-up
+  // threads do): try again, the set settles within a few attempts.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      execFileSync('taskset', ['-a', '-p', '-c', LOAD_CORE, String(process.pid)], { stdio: 'ignore' });
+      return;
+    } catch (error) {
+      if (attempt >= 5) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
+    }
+  }
 }
 
 /** argv prefix that runs a command on `cores` (children inherit our LOAD_CORE pinning otherwise). */

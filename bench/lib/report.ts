@@ -58,6 +58,32 @@ function httpTable(outcomes: readonly HttpOutcome[]): string[] {
   ];
 }
 
+/** The scenarios run against the Fastify peer too: ours over the peer beside ours over the ceiling. */
+function peerTable(outcomes: readonly HttpOutcome[]): string[] {
+  const rows = outcomes
+    .filter((o) => o.peer !== undefined)
+    .map((o) => {
+      const p = o.peer!;
+      const us = (r: LoadResult | undefined) => (r?.cpuUsPerRequest === undefined ? '-' : int(r.cpuUsPerRequest));
+      const x = (n: number | undefined) => (n === undefined ? '-' : `${n.toFixed(2)} x`);
+      const target = o.scenario.target.peerRatio === undefined ? '-' : `>= ${o.scenario.target.peerRatio} x peer`;
+      const met = o.scenario.target.peerRatio === undefined ? '-' : o.noisy ? 'unclear' : verdict((o.peerRatio ?? 0) >= o.scenario.target.peerRatio);
+      return (
+        `| ${o.scenario.name} | ${int(o.ours.rps)} | ${us(o.ours)} | ${int(p.rps)} | ${p.p99} | ${us(p)} | ${x(o.peerRatio)} | ${costRatio(o.ours, p)} | ` +
+        `${x(o.ratio)} | ${costRatio(o.ours, o.baseline)} | ${target} | ${met} |`
+      );
+    });
+  if (rows.length === 0) return [];
+  return [
+    'Against the peer (bench/peers/fastify.ts: Fastify with @fastify/rate-limit and its default logger to a file, answering the same bytes and headers), run in the same rounds:',
+    '',
+    '| scenario | ours req/s | ours CPU us/req | peer req/s | peer p99 ms | peer CPU us/req | ours / peer | CPU-cost ratio vs peer | ours / ceiling | CPU-cost ratio vs ceiling | target vs peer | met |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|',
+    ...rows,
+    '',
+  ];
+}
+
 function otherTable(r: Results): string[] {
   const rows: string[] = [];
   if (r.chat) {
@@ -129,6 +155,7 @@ export function renderResults(r: Results, notes?: string): string {
     '',
     ...httpTable(r.http),
     '',
+    ...peerTable(r.http),
     ...otherTable(r),
     '',
     '## Method',
@@ -141,7 +168,9 @@ export function renderResults(r: Results, notes?: string): string {
     '- **ceiling**: a node:http server answering every request with the exact bytes, status and Content-Type our server sent for that URL (captured ' +
       'once before the rounds; identity encoding on both sides, as autocannon sends no Accept-Encoding). **query baseline**: node:http running the ' +
       'SQL kysely sends for the data endpoint (captured from a real `readDailyStats` call) as a better-sqlite3 prepared statement on the same file, ' +
-      'mapping rows to records and `JSON.stringify`.',
+      'mapping rows to records and `JSON.stringify`. **Fastify peer** (issue 18): Fastify 5 with @fastify/rate-limit (in-memory store, the ' +
+      'limit of the instance it stands beside) and its default pino logger to a file, answering the captured bytes with the same ' +
+      'representation, security and CORS headers plus its own X-Request-Id and rate-limit headers; the same core and rounds.',
     '- Cache miss: a separate instance with RESPONSE_CACHE_MAX_BYTES=1, so no response fits the cache, driven with every 31-day range of the seeded ' +
       'period in turn (the query baseline gets the same URLs). Cache hit: one settled 31-day range, repeated.',
     '- Contact: valid JSON submissions, each stored (SQLite WAL, synchronous=NORMAL) before the 200; no baseline, the target is absolute.',

@@ -3,7 +3,7 @@
  * handle that listens and shuts down. Nothing here runs at import time; `main.ts` calls it, and
  * tests can too.
  */
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Config } from './config.ts';
@@ -12,7 +12,7 @@ import { createServices, type Services } from './services.ts';
 import { startOutbox } from '../../jobs/outbox.ts';
 import { startJobs } from '../../jobs/schedule.ts';
 import { clientKeyOf } from '../features/ratelimit/index.ts';
-import { createServer as createHttpServer } from 'node:http';
+import { createServer as createHttpServer, type IncomingMessage } from 'node:http';
 import { createEdge, type AstroHandler } from '../server/http.ts';
 import { routeHandlers } from './route-handlers.ts';
 import type { Logger } from '../server/log.ts';
@@ -61,6 +61,8 @@ export async function createApp(config: Config, log: Logger): Promise<AppHandle>
   };
 
   const limiter = createEdgeLimiter(config, log, { db: handle });
+  const socketKeys = new WeakMap<Socket, string>();
+  const keyOf = (req: IncomingMessage) => clientKeyOf(req.socket.remoteAddress, req.headers, config.TRUST_PROXY, config.RATE_LIMIT_IPV6_PREFIX);
   const edge = createEdge({
     log,
     astro,
@@ -68,7 +70,13 @@ export async function createApp(config: Config, log: Logger): Promise<AppHandle>
     statics,
     cache,
     limiter,
-    clientKey: (req) => clientKeyOf(req.socket.remoteAddress, req.headers, config.TRUST_PROXY, config.RATE_LIMIT_IPV6_PREFIX),
+    clientKey: (req) => {
+      if (config.TRUST_PROXY.kind !== 'none') return keyOf(req);
+      // Trusting no proxy, the key is the peer's address: parsed once per connection, not per request.
+      let key = socketKeys.get(req.socket);
+      if (key === undefined) socketKeys.set(req.socket, (key = keyOf(req)));
+      return key;
+    },
     allowedOrigins: () => running().config.ALLOWED_ORIGINS,
     https: config.SITE_URL.startsWith('https:'),
     siteHost: () => siteHost,

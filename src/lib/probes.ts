@@ -2,7 +2,7 @@
  * The liveness and readiness answers (`/healthz`, `/readyz`), the same whether the edge or
  * `astro dev` serves them, and the request id both echo in X-Request-Id.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { PATHS } from './paths.ts';
 
 export interface ProbeAnswer {
@@ -28,7 +28,21 @@ export async function answerProbe(path: string, ready: () => Promise<void>, deta
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** The caller's X-Request-Id when it is a sane token (it goes into logs), otherwise a new UUID. */
+/** Random per process (48 bits), so ids of two instances or two runs do not collide in merged logs. */
+let processPrefix: string | undefined;
+let issued = 0;
+
+/**
+ * A new request id: the process's random prefix and a counter (`5f0c2a9be41d-1c`). Unique within the
+ * process by construction and across processes with overwhelming probability, at a fraction of
+ * randomUUID's cost on every request (about 8 us at the edge, bench/NOTES.md).
+ */
+export function newRequestId(): string {
+  processPrefix ??= randomBytes(6).toString('hex');
+  return `${processPrefix}-${(++issued).toString(36)}`;
+}
+
+/** The caller's X-Request-Id when it is a sane token (it goes into logs), otherwise a new id. */
 export function requestIdOf(header: string | string[] | undefined): string {
-  return typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID();
+  return typeof header === 'string' && REQUEST_ID.test(header) ? header : newRequestId();
 }

@@ -13,10 +13,11 @@ import { answerProbe, requestIdOf } from '../lib/probes.ts';
 import { unknownParameters } from '../lib/query-params.ts';
 import { ClientAbortedError, readBody } from './body.ts';
 import { createNodeServer } from './http-server.ts';
-import { BadTarget, parseTarget } from './request-target.ts';
+import { BadTarget, parseRequestTarget, type RequestTarget } from './request-target.ts';
+import { createRequestLog } from './log.ts';
 import { ResponseCache, type CachedResponse } from './response-cache.ts';
 import { cacheKeyOf, routeOf, type RateClass, type Route } from './routes.ts';
-import { applySecurityHeaders, keepEdgeCspOnWriteHead } from './security.ts';
+import { keepEdgeCspOnWriteHead, securityHeaders } from './security.ts';
 import { ifNoneMatchMatches, variantEtag } from '../lib/http-validators.ts';
 import { negotiate, type StaticFile, type StaticFiles } from './static-files.ts';
 
@@ -35,7 +36,7 @@ export interface LimitOutcome {
   /** Present when the request is refused; rendered as 429 before any other work. */
   refused?: HttpError;
   /** Called with the status just before the response head goes out; returns headers to replace (a 304 gives its day unit back). */
-  settle?: (status: number) => Record<string, string> | undefined;
+  settle?: ((status: number) => Record<string, string> | undefined) | undefined;
 }
 
 export interface EdgeDeps {
@@ -64,7 +65,7 @@ export interface EdgeDeps {
 }
 
 /** Public read resources: any page may fetch them and read the limit headers. */
-const PUBLIC_READ_CORS: Record<string, string> = { 'access-control-allow-origin': '*', 'access-control-expose-headers': EXPOSED_HEADERS.join(', ') };
+const PUBLIC_READ_CORS: readonly string[] = ['access-control-allow-origin', '*', 'access-control-expose-headers', EXPOSED_HEADERS.join(', ')];
 const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']);
 
 function socketKey(req: IncomingMessage): string {
@@ -87,95 +88,162 @@ export interface Edge {
   startDraining(): void;
 }
 
+/**
+ * Response headers not yet written, as the flat `[name, value, ...]` list `writeHead` takes: the
+ * route's security block, the request id, CORS and rate-limit headers. Answers the edge makes
+ * itself (prebuilt files, cache hits, errors) add their own and write everything with one
+ * `writeHead`; `setHeader` per header cost about a microsecond each, with its validation and the
+ * header map it maintains. Before a handler that sets headers itself (Astro, probes) the list is
+ * moved onto the response and left empty.
+ */
+interface Head extends Array<string | number | string[]> {
+  /** The limiter's last word on the headers, given the final status (LimitOutcome.settle). */
+  settle?: ((status: number) => Record<string, string> | undefined) | undefined;
+}
+
+/** Representation headers of a stored answer, per content coding, built on first use. */
+interface StoredHeads {
+  identity?: Head;
+  br?: Head;
+  gzip?: Head;
+  /** The CSP the stored response brought (the edge's, or a cached page's two): replaces the pending one. */
+  csp: string | string[] | undefined;
+}
+
 export function createEdge(deps: EdgeDeps): Edge {
   const { log, statics, cache, limiter, astro } = deps;
   const clientKeyOf = deps.clientKey ?? socketKey;
+  const logRequest = createRequestLog(log);
   const notFoundPage = statics.get('/404.html');
+  const notFoundEntry = notFoundPage && { ...notFoundPage, cacheControl: 'no-store' };
+  const securityByRoute = new Map<Route, readonly string[]>();
+  const storedHeads = new WeakMap<StaticFile | CachedResponse, StoredHeads>();
   let draining = false;
 
-  function sendError(res: ServerResponse, route: Route, error: HttpError): void {
+  /** The headers every response of `route` starts with: security, request id, Connection when draining. */
+  function startHead(route: Route, requestId: string): Head {
+    let security = securityByRoute.get(route);
+    if (security === undefined) securityByRoute.set(route, (security = securityHeaders(route, deps.https)));
+    const head: Head = security.slice();
+    head.push('X-Request-Id', requestId);
+    if (draining) head.push('Connection', 'close');
+    return head;
+  }
+
+  /** Hand the pending headers to the response, for a handler that writes its own (Astro, probes). */
+  function flushHead(res: ServerResponse, head: Head): void {
+    for (let i = 0; i < head.length; i += 2) res.setHeader(head[i] as string, head[i + 1]!);
+    head.length = 0;
+    if (head.settle) settleOnWriteHead(res, head.settle);
+    head.settle = undefined;
+  }
+
+  /** Write the status and every pending header at once, after the limiter has seen the status. */
+  function writeHead(res: ServerResponse, status: number, head: Head): void {
+    const replaced = head.settle?.(status);
+    if (replaced) for (const name in replaced) setHeaderIn(head, name, replaced[name]!);
+    res.writeHead(status, head);
+  }
+
+  function sendError(res: ServerResponse, route: Route, head: Head, error: HttpError): void {
     const rendered = renderError(error, route.path);
     if (res.headersSent) {
       res.destroy();
       return;
     }
-    res.statusCode = rendered.status;
-    for (const [name, value] of Object.entries(rendered.headers)) res.setHeader(name, value);
-    res.setHeader('content-length', Buffer.byteLength(rendered.body));
+    for (const name in rendered.headers) head.push(name, rendered.headers[name]!);
+    head.push('Content-Length', Buffer.byteLength(rendered.body));
+    writeHead(res, rendered.status, head);
     res.end(res.req.method === 'HEAD' ? undefined : rendered.body);
   }
 
-  /** Write known bytes with validators; 304 when the client already has them. */
-  function sendStored(req: IncomingMessage, res: ServerResponse, entry: StaticFile | CachedResponse, status = 200): void {
-    const { bytes, encoding } = negotiate(entry.body, req.headers['accept-encoding']);
-    // Each encoding is its own representation, so its strong validator differs (RFC 9110 section 8.8.3).
-    const etag = variantEtag(entry.etag, encoding);
-    if ('contentType' in entry) {
-      res.setHeader('Content-Type', entry.contentType);
-      res.setHeader('Cache-Control', entry.cacheControl);
-    } else {
-      for (const [name, value] of Object.entries(entry.headers)) res.setHeader(name, value);
+  /** The representation headers of a stored answer in one coding (validators included). */
+  function storedHeadOf(entry: StaticFile | CachedResponse, encoding: 'br' | 'gzip' | undefined): { head: Head; csp: string | string[] | undefined } {
+    let heads = storedHeads.get(entry);
+    if (heads === undefined) storedHeads.set(entry, (heads = { csp: 'headers' in entry ? entry.headers['content-security-policy'] : undefined }));
+    const key = encoding ?? 'identity';
+    let head = heads[key];
+    if (head === undefined) {
+      head = [];
+      if ('contentType' in entry) head.push('Content-Type', entry.contentType, 'Cache-Control', entry.cacheControl);
+      else for (const name in entry.headers) if (name !== 'etag' && name !== 'content-security-policy') head.push(name, entry.headers[name]!);
+      // Each encoding is its own representation, so its strong validator differs (RFC 9110 section 8.8.3).
+      head.push('ETag', variantEtag(entry.etag, encoding), 'Vary', 'Accept-Encoding');
+      if (encoding) head.push('Content-Encoding', encoding);
+      heads[key] = head;
     }
-    res.setHeader('ETag', etag);
-    res.setHeader('Vary', 'Accept-Encoding');
+    return { head, csp: heads.csp };
+  }
+
+  /** Write known bytes with validators; 304 when the client already has them. */
+  function sendStored(req: IncomingMessage, res: ServerResponse, head: Head, entry: StaticFile | CachedResponse, status = 200): void {
+    const { bytes, encoding } = negotiate(entry.body, req.headers['accept-encoding']);
+    const stored = storedHeadOf(entry, encoding);
+    if (stored.csp !== undefined) setHeaderIn(head, 'Content-Security-Policy', stored.csp);
     if (status === 200 && ifNoneMatchMatches(req.headers['if-none-match'], entry.etag)) {
-      res.statusCode = 304;
-      res.removeHeader('Content-Type');
+      // The 304 carries what a 200 would, except the body's own fields (RFC 9110 section 15.4.5).
+      for (let i = 0; i < stored.head.length; i += 2) {
+        const name = stored.head[i] as string;
+        if (name !== 'Content-Type' && name !== 'content-type' && name !== 'Content-Encoding') head.push(name, stored.head[i + 1]!);
+      }
+      writeHead(res, 304, head);
       res.end();
       return;
     }
-    if (encoding) res.setHeader('Content-Encoding', encoding);
-    res.statusCode = status;
-    res.setHeader('Content-Length', bytes.length);
+    for (let i = 0; i < stored.head.length; i++) head.push(stored.head[i]!);
+    head.push('Content-Length', bytes.length);
+    writeHead(res, status, head);
     res.end(req.method === 'HEAD' ? undefined : bytes);
   }
 
-  function applyCors(req: IncomingMessage, res: ServerResponse, route: Route): void {
+  function addCors(req: IncomingMessage, head: Head, route: Route): void {
     if (route.cors === 'none') return;
-    const headers =
-      route.cors === 'public' && (req.method === 'GET' || req.method === 'HEAD')
-        ? PUBLIC_READ_CORS
-        : corsHeaders({ origin: req.headers.origin, allowed: req.headers.origin !== undefined && deps.allowedOrigins().includes(req.headers.origin) });
-    for (const name in headers) res.setHeader(name, headers[name]!);
+    if (route.cors === 'public' && (req.method === 'GET' || req.method === 'HEAD')) {
+      head.push(...PUBLIC_READ_CORS);
+      return;
+    }
+    const headers = corsHeaders({ origin: req.headers.origin, allowed: req.headers.origin !== undefined && deps.allowedOrigins().includes(req.headers.origin) });
+    for (const name in headers) head.push(name, headers[name]!);
   }
 
-  async function probe(res: ServerResponse, route: Route): Promise<void> {
+  async function probe(res: ServerResponse, route: Route, head: Head): Promise<void> {
     const answer = await answerProbe(route.path, deps.ready, deps.readyDetails);
     if (answer.failure !== undefined) log.warn({ err: answer.failure }, 'readiness check failed');
-    res.writeHead(answer.status, answer.headers).end(answer.body);
+    for (const name in answer.headers) head.push(name, answer.headers[name]!);
+    res.writeHead(answer.status, head).end(answer.body);
   }
 
-
-  async function serve(req: IncomingMessage, res: ServerResponse, url: URL, route: Route, requestId: string): Promise<void> {
+  async function serve(req: IncomingMessage, res: ServerResponse, url: RequestTarget, route: Route, requestId: string, head: Head): Promise<void> {
     const { pathname } = url;
     const method = req.method ?? 'GET';
-    if (route.kind === 'probe') return probe(res, route);
+    if (route.kind === 'probe') return probe(res, route, head);
 
     if (!KNOWN_METHODS.has(method)) {
       // TRACE, CONNECT and inventions: refused here, before the Fetch Request Astro builds
       // (which cannot represent some of them) turns them into a 500.
-      return sendError(res, route, new HttpError(405, 'method_not_allowed', { detail: `${method} is not supported.`, headers: { allow: 'GET, HEAD, POST, OPTIONS' } }));
+      return sendError(res, route, head, new HttpError(405, 'method_not_allowed', { detail: `${method} is not supported.`, headers: { allow: 'GET, HEAD, POST, OPTIONS' } }));
     }
     const clientKey = clientKeyOf(req);
-    applyCors(req, res, route);
+    addCors(req, head, route);
 
     // Limits come first so that a refused request costs no body parsing, database or assistant.
     const rateClass = limiter ? route.rate(method) : null;
     if (limiter && rateClass) {
       const outcome = await limiter.check(rateClass, clientKey, req.headers);
-      for (const [name, value] of Object.entries(outcome.headers)) res.setHeader(name, value);
-      if (outcome.refused) return sendError(res, route, outcome.refused);
-      if (outcome.settle) settleOnWriteHead(res, outcome.settle);
+      for (const name in outcome.headers) head.push(name, outcome.headers[name]!);
+      if (outcome.refused) return sendError(res, route, head, outcome.refused);
+      if (outcome.settle) head.settle = outcome.settle;
     }
-    if (route.kind === 'hidden') return sendError(res, route, new HttpError(404, 'not_found', { detail: `Nothing is served at ${pathname}.` }));
+    if (route.kind === 'hidden') return sendError(res, route, head, new HttpError(404, 'not_found', { detail: `Nothing is served at ${pathname}.` }));
 
-    if (route.strictQuery) {
+    const strict = route.strictQuery ? readStrictQuery(route, url) : undefined;
+    if (strict) {
       // Refused here, before Astro: the route table declares what the handler accepts, and a
       // flood of junk parameters then costs no render (each one copied a 12 KB URL many times).
-      const unknown = unknownParameters(url.searchParams, route.query);
+      const { unknown } = strict;
       if (unknown) {
         const code = route.interface === 'data' ? 'SVC1005' : 'validation_failed';
-        return sendError(res, route, new HttpError(400, code, { detail: unknown, resolution: `Send only ${route.query.join(' and ')}.` }));
+        return sendError(res, route, head, new HttpError(400, code, { detail: unknown, resolution: `Send only ${route.query.join(' and ')}.` }));
       }
     }
 
@@ -185,18 +253,19 @@ export function createEdge(deps: EdgeDeps): Edge {
     // /api/news), like any static server; methods other than GET and HEAD get 405.
     const file = statics.get(pathname) ?? (pathname.length > 1 && pathname.endsWith('/') ? statics.get(pathname.slice(0, -1)) : undefined);
     if (file && !isRead) {
-      return sendError(res, route, new HttpError(405, 'method_not_allowed', { detail: `${pathname} only answers GET and HEAD.`, headers: { allow: 'GET, HEAD' } }));
+      return sendError(res, route, head, new HttpError(405, 'method_not_allowed', { detail: `${pathname} only answers GET and HEAD.`, headers: { allow: 'GET, HEAD' } }));
     }
     if (isRead) {
-      if (file) return sendStored(req, res, file);
-      cacheKey = cacheKeyOf(route, pathname, url.searchParams);
+      if (file) return sendStored(req, res, head, file);
+      cacheKey = strict ? strict.cacheKey : cacheKeyOf(route, pathname, url.searchParams);
       const hit = cacheKey === undefined ? undefined : cache.get(cacheKey);
-      if (hit) return sendStored(req, res, hit);
+      if (hit) return sendStored(req, res, head, hit);
     } else if (method !== 'OPTIONS') {
       // Astro's adapter uses a pre-read `req.body` instead of reading the stream itself.
       (req as IncomingMessage & { body?: Buffer }).body = await readBody(req, route.bodyLimit);
     }
 
+    flushHead(res, head);
     if (route.kind === 'page') keepEdgeCspOnWriteHead(res);
     if (method === 'GET' && cacheKey !== undefined) cache.capture(cacheKey, req, res);
     const handler = deps.handlers?.get(route.path);
@@ -216,9 +285,9 @@ export function createEdge(deps: EdgeDeps): Edge {
       req,
       res,
       (err?: unknown) => {
-        if (err) return sendError(res, route, toHttpError(err));
-        if (route.kind === 'api') return sendError(res, route, new HttpError(404, 'not_found', { detail: `No API resource at ${pathname}.` }));
-        if (notFoundPage && isRead) return sendStored(req, res, { ...notFoundPage, cacheControl: 'no-store' }, 404);
+        if (err) return sendError(res, route, head, toHttpError(err));
+        if (route.kind === 'api') return sendError(res, route, head, new HttpError(404, 'not_found', { detail: `No API resource at ${pathname}.` }));
+        if (notFoundEntry && isRead) return sendStored(req, res, head, notFoundEntry, 404);
         res.statusCode = 404;
         res.setHeader('Content-Type', 'text/html; charset=utf-8');
         res.end('<!doctype html><title>Not found</title><h1>Not found</h1><p><a href="/">Home</a></p>');
@@ -228,23 +297,20 @@ export function createEdge(deps: EdgeDeps): Edge {
   }
 
   function handle(req: IncomingMessage, res: ServerResponse): void {
-    const started = process.hrtime.bigint();
+    const started = performance.now();
     const requestId = requestIdOf(req.headers['x-request-id']);
-    res.setHeader('X-Request-Id', requestId);
-    if (draining) res.setHeader('Connection', 'close');
 
-    let url: URL | undefined;
+    let url: RequestTarget | undefined;
     let refusal = 'The request target is not a valid path.';
     try {
-      url = parseTarget(req.url ?? '');
+      url = parseRequestTarget(req.url ?? '');
     } catch (error) {
       if (!(error instanceof BadTarget)) throw error;
       refusal = error.message;
     }
     if (!url) {
       const route = routeOf('/api');
-      applySecurityHeaders(res, route, deps.https);
-      sendError(res, route, new HttpError(400, 'validation_failed', { detail: refusal }));
+      sendError(res, route, startHead(route, requestId), new HttpError(400, 'validation_failed', { detail: refusal }));
       return;
     }
     const route = routeOf(url.pathname);
@@ -253,21 +319,19 @@ export function createEdge(deps: EdgeDeps): Edge {
     // (a Host such as `x/api/chat?` or `a@b` would otherwise steer routing or break the URL).
     req.url = `${url.pathname}${url.search}`;
     req.headers.host = deps.siteHost();
-    delete req.headers['x-forwarded-host'];
-    applySecurityHeaders(res, route, deps.https);
+    if (req.headers['x-forwarded-host'] !== undefined) delete req.headers['x-forwarded-host'];
+    const head = startHead(route, requestId);
+    const { pathname } = url;
 
     res.once('close', () => {
       // While draining, a connection whose last response just ended is idle: let it go now
       // rather than after the keep-alive timeout.
       if (draining) setImmediate(() => server.closeIdleConnections());
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      log.info(
-        { reqId: requestId, method: req.method, path: url.pathname, status: res.statusCode, ms: Math.round(ms * 100) / 100, aborted: !res.writableFinished || undefined },
-        'request',
-      );
+      const ms = performance.now() - started;
+      logRequest({ reqId: requestId, method: req.method, path: pathname, status: res.statusCode, ms: Math.round(ms * 100) / 100, aborted: !res.writableFinished });
     });
 
-    serve(req, res, url, route, requestId).catch((error: unknown) => {
+    serve(req, res, url, route, requestId, head).catch((error: unknown) => {
       if (error instanceof ClientAbortedError || req.destroyed) {
         // The client went away mid-request: nothing to answer, nothing wrong on our side.
         res.statusCode = 499; // nginx's "client closed request", for the log line only
@@ -276,7 +340,7 @@ export function createEdge(deps: EdgeDeps): Edge {
       }
       const httpError = toHttpError(error);
       if (httpError.status >= 500) log.error({ reqId: requestId, err: error }, 'unhandled error');
-      sendError(res, route, httpError);
+      sendError(res, route, head, httpError);
     });
   }
 
@@ -288,4 +352,41 @@ export function createEdge(deps: EdgeDeps): Edge {
       draining = true;
     },
   };
+}
+
+/** What a strict route's query string means: refused parameters, or the cache key it selects. */
+interface StrictQuery {
+  unknown: string | undefined;
+  cacheKey: string | undefined;
+}
+/** Readings by normalised target: clients repeat the same few ranges, so each is parsed once. */
+const strictQueries = new Map<string, StrictQuery>();
+const STRICT_QUERIES_MAX = 1024;
+/** Longer targets are read each time: the memo stays under 256 KiB of keys. */
+const STRICT_QUERY_MAX_CHARS = 256;
+
+function readStrictQuery(route: Route, url: RequestTarget): StrictQuery {
+  const target = `${url.pathname}${url.search}`;
+  let reading = strictQueries.get(target);
+  if (reading === undefined) {
+    reading = { unknown: unknownParameters(url.searchParams, route.query), cacheKey: cacheKeyOf(route, url.pathname, url.searchParams) };
+    if (target.length <= STRICT_QUERY_MAX_CHARS) {
+      // Bounded against clients that send a new query each time: start over when full.
+      if (strictQueries.size >= STRICT_QUERIES_MAX) strictQueries.clear();
+      strictQueries.set(target, reading);
+    }
+  }
+  return reading;
+}
+
+/** Set a header (any case) in a pending list, replacing its value if it is there. */
+function setHeaderIn(head: Head, name: string, value: string | string[]): void {
+  const lower = name.toLowerCase();
+  for (let i = 0; i < head.length; i += 2) {
+    if (String(head[i]).toLowerCase() === lower) {
+      head[i + 1] = value;
+      return;
+    }
+  }
+  head.push(name, value);
 }

@@ -38,9 +38,14 @@ export function keepEdgeCspOnWriteHead(res: ServerResponse): void {
   }) as typeof res.writeHead;
 }
 
-export function applySecurityHeaders(res: ServerResponse, route: Route, https: boolean): void {
-  for (const [name, value] of COMMON) res.setHeader(name, value);
-  res.setHeader('Content-Security-Policy', route.kind === 'page' ? PAGE_CSP : API_CSP);
+/**
+ * The security headers of a route's responses as a flat `[name, value, ...]` list, the shape
+ * `writeHead` takes: built once per route class, copied per request.
+ */
+export function securityHeaders(route: Route, https: boolean): readonly string[] {
+  const block = COMMON.flat();
+  block.push('Content-Security-Policy', route.kind === 'page' ? PAGE_CSP : API_CSP);
   // RFC 6797: only meaningful (and only honoured) over HTTPS.
-  if (https) res.setHeader('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
+  if (https) block.push('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
+  return block;
 }

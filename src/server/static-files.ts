@@ -131,12 +131,29 @@ export function acceptedEncodings(header: string | undefined): Map<string, numbe
   return weights;
 }
 
+/** Parsed Accept-Encoding values: browsers send a handful of distinct ones, so parse each once. */
+const knownWeights = new Map<string, Map<string, number>>();
+const KNOWN_WEIGHTS_MAX = 64;
+
+function weightsOf(header: string): Map<string, number> {
+  let weights = knownWeights.get(header);
+  if (weights === undefined) {
+    weights = acceptedEncodings(header);
+    // Bounded against clients that send a new value each time: start over when full.
+    if (knownWeights.size >= KNOWN_WEIGHTS_MAX) knownWeights.clear();
+    knownWeights.set(header, weights);
+  }
+  return weights;
+}
+
 /**
  * Pick the encoding the client prefers among those we hold, brotli before gzip on a tie;
  * q=0 means "not acceptable", and `*` stands for any coding not named.
  */
 export function negotiate(body: StoredBody, acceptEncoding: string | undefined): { bytes: Buffer; encoding?: 'br' | 'gzip' } {
-  const weights = acceptedEncodings(acceptEncoding);
+  // No header: identity (RFC 9110 section 12.5.3), what most API clients get, without parsing.
+  if (acceptEncoding === undefined) return { bytes: body.identity };
+  const weights = weightsOf(acceptEncoding);
   const weightOf = (coding: string) => weights.get(coding) ?? weights.get('*') ?? 0;
   let best: { bytes: Buffer; encoding?: 'br' | 'gzip' } = { bytes: body.identity };
   let bestWeight = 0;

@@ -25,7 +25,13 @@ describe('the server process', () => {
     const given = await fetch(`${server.url}/healthz`, { headers: { 'x-request-id': 'abc-123' } });
     expect(given.headers.get('x-request-id')).toBe('abc-123');
     const generated = await fetch(`${server.url}/healthz`, { headers: { 'x-request-id': 'bad id\u00e9'.replace('\u00e9', '') + ' <script>' } });
-    expect(generated.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    // A new id: the process's random prefix and a counter, so two are never the same.
+    const id = generated.headers.get('x-request-id');
+    expect(id).toMatch(/^[0-9a-f]{12}-[0-9a-z]+$/);
+    const next = (await fetch(`${server.url}/healthz`)).headers.get('x-request-id');
+    expect(next).toMatch(/^[0-9a-f]{12}-[0-9a-z]+$/);
+    expect(next).not.toBe(id);
+    expect(next!.split('-')[0]).toBe(id!.split('-')[0]);
   });
 
   it('sets the security headers on pages and on APIs', async () => {
