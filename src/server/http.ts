@@ -265,16 +265,22 @@ export function createEdge(deps: EdgeDeps): Edge {
       (req as IncomingMessage & { body?: Buffer }).body = await readBody(req, route.bodyLimit);
     }
 
+    const handler = deps.handlers?.get(route.path);
+    // A handler's status is known before its head is written: the limiter settles it below, with
+    // no writeHead wrapper (one per request showed up as ~100 MiB of RSS under a URL flood).
+    const settle = handler ? head.settle : undefined;
+    if (handler) head.settle = undefined;
     flushHead(res, head);
     if (route.kind === 'page') keepEdgeCspOnWriteHead(res);
     if (method === 'GET' && cacheKey !== undefined) cache.capture(cacheKey, req, res);
-    const handler = deps.handlers?.get(route.path);
     if (handler) {
       const body = (req as IncomingMessage & { body?: Buffer }).body;
       const target = new URL(req.url!, `${deps.https ? 'https' : 'http'}://${deps.siteHost()}`);
       const answer = await handler({ method, url: target, headers: req.headers, body }, deps.locals(requestId, clientKey));
       res.statusCode = answer.status;
       for (const name in answer.headers) res.setHeader(name, answer.headers[name]!);
+      const settled = settle?.(answer.status);
+      if (settled) for (const name in settled) res.setHeader(name, settled[name]!);
       // Encoded once: for the Content-Length, the socket and the response cache's copy.
       const bytes = typeof answer.body === 'string' ? Buffer.from(answer.body) : answer.body;
       if (bytes !== null) res.setHeader('content-length', bytes.byteLength);
