@@ -107,6 +107,15 @@ export function createEdgeLimiter(config: Config, log: Logger, options: EdgeLimi
     if (credentials.kind === 'bearer' && keys) {
       const found = await keys.resolve(credentials.token, clientKey);
       if (found.kind === 'valid') return takeData(`key:${found.key.id}`, keyWindows(found.key));
+      if (found.kind === 'throttled') {
+        // Not a verdict on the token: too many unknown tokens from this address in the last
+        // minute (key-resolver.ts). A 429 the client may retry, never a 401 that reads as revoked.
+        const wait = String(found.retryAfterSeconds);
+        return {
+          headers: { 'Retry-After': wait },
+          refused: new HttpError(429, 'SVC1010', { detail: `rate limit exceeded: too many unrecognised API keys from this address; retry after ${wait} seconds` }),
+        };
+      }
       if (found.kind === 'unavailable') {
         log.warn({ err: found.error }, 'API key lookup failed: the database did not answer');
         return {

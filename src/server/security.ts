@@ -5,9 +5,9 @@
  * from this header. Browsers enforce every policy present, so the two combine.
  */
 import type { ServerResponse } from 'node:http';
+import { PAGE_CSP } from '../lib/csp.ts';
 import type { Route } from './routes.ts';
 
-const PAGE_CSP = "frame-ancestors 'none'; base-uri 'self'; form-action 'self'; object-src 'none'";
 // API responses are never rendered as documents: forbid everything.
 const API_CSP = "default-src 'none'; frame-ancestors 'none'";
 

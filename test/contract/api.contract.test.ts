@@ -390,6 +390,23 @@ describe('refusals of every operation, checked against the OpenAPI document', ()
   });
 });
 
+describe('the data interface without its database', () => {
+  it('answers 503 service_unavailable with Retry-After when PostgreSQL is gone', { timeout: 30_000 }, async () => {
+    const gone = await createTempDatabase('contract_gone');
+    const server = await startServer({ ...distEnv, DATABASE_URL: await prepareDatabase(gone.url) });
+    try {
+      await gone.drop();
+      const path = `/api/v1/public/data?startDate=${SEEDED_DAYS[0]}&endDate=${SEEDED_DAYS[1]}`;
+      const refused = await call(server, 'GET', path);
+      expect(refused.status).toBe(503);
+      expect(refused.body).toMatchObject({ code: 'service_unavailable' });
+      expect(refused.headers.get('retry-after')).toBe('5');
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
 describe('coverage of the document', () => {
   it('has had every documented response of every operation checked against a real one', async () => {
     const missing = (await documentedResponses()).filter((pair) => !exercised.has(pair));

@@ -8,8 +8,9 @@
  * share one query. Failures are never remembered: the next request asks again.
  *
  * Tokens nobody has seen cost one indexed query each, so each client (address) may have at most
- * LOOKUP_BUDGET such queries per minute; past it a token not in the cache is answered as invalid
- * without asking. A real integrator presents one or two tokens, which stay cached, and never
+ * LOOKUP_BUDGET such queries per minute; past it a token not in the cache is not looked up and the
+ * request is told to retry later (429), never that its key is invalid: a real integrator behind the
+ * same address as a guesser must not read its live key as revoked. A real integrator presents one or two tokens, which stay cached, and never
  * meets that budget; a client guessing tokens meets it at once.
  */
 import { LRUCache } from 'lru-cache';
@@ -17,12 +18,19 @@ import { createMemoryStore } from '../ratelimit/memory-store.ts';
 import type { Window } from '../ratelimit/policies.ts';
 import { hashToken, type ApiKey } from './api-key.ts';
 
-export type KeyLookup = { kind: 'valid'; key: ApiKey } | { kind: 'invalid' } | { kind: 'unavailable'; error: unknown };
+export type KeyLookup =
+  | { kind: 'valid'; key: ApiKey }
+  | { kind: 'invalid' }
+  | { kind: 'unavailable'; error: unknown }
+  /** The client's budget of uncached lookups is spent: not a verdict on the token, ask again after `retryAfterSeconds`. */
+  | { kind: 'throttled'; retryAfterSeconds: number };
 
 /** Uncached token lookups a client may cause per minute. */
 export const LOOKUP_BUDGET: Window = { name: 'key-lookup', limit: 30, kind: 'bucket', periodSeconds: 60 };
 /** Remembered answers (roughly 300 bytes each: well under 5 MB at the bound). */
 export const DEFAULT_MAX_ENTRIES = 10_000;
+/** Remembered unknown tokens, apart from live keys: a flood of guesses can evict only other guesses. */
+const UNKNOWN_SHARE = 4;
 
 export interface KeyResolverOptions {
   /** The live key whose token has this SHA-256, undefined when unknown or revoked; rejects when the database cannot answer. */
@@ -47,25 +55,28 @@ interface Entry {
 
 export function createKeyResolver(opts: KeyResolverOptions): KeyResolver {
   const now = opts.now ?? Date.now;
-  const answers = new LRUCache<string, Entry>({ max: opts.maxEntries ?? DEFAULT_MAX_ENTRIES });
+  const maxEntries = opts.maxEntries ?? DEFAULT_MAX_ENTRIES;
+  const answers = new LRUCache<string, Entry>({ max: maxEntries });
+  const unknown = new LRUCache<string, Entry>({ max: Math.max(1, Math.floor(maxEntries / UNKNOWN_SHARE)) });
   const inFlight = new Map<string, Promise<ApiKey | undefined>>();
   const budget = createMemoryStore({ maxKeys: opts.maxEntries ?? DEFAULT_MAX_ENTRIES });
 
   async function resolve(token: string, clientKey: string): Promise<KeyLookup> {
     const tokenHash = hashToken(token);
     const at = now();
-    const known = answers.get(tokenHash);
+    const known = answers.get(tokenHash) ?? unknown.get(tokenHash);
     if (known !== undefined && known.expiresAt > at) return known.key ? { kind: 'valid', key: known.key } : { kind: 'invalid' };
 
     let pending = inFlight.get(tokenHash);
     if (pending === undefined) {
-      if (!budget.takeNow(clientKey, [LOOKUP_BUDGET], at).allowed) return { kind: 'invalid' };
+      const allowance = budget.takeNow(clientKey, [LOOKUP_BUDGET], at);
+      if (!allowance.allowed) return { kind: 'throttled', retryAfterSeconds: allowance.retryAfterSeconds ?? 1 };
       pending = opts.find(tokenHash).finally(() => inFlight.delete(tokenHash));
       inFlight.set(tokenHash, pending);
     }
     try {
       const key = await pending;
-      answers.set(tokenHash, { key, expiresAt: now() + opts.ttlMs });
+      (key ? answers : unknown).set(tokenHash, { key, expiresAt: now() + opts.ttlMs });
       return key ? { kind: 'valid', key } : { kind: 'invalid' };
     } catch (error) {
       return { kind: 'unavailable', error };
@@ -75,7 +86,7 @@ export function createKeyResolver(opts: KeyResolverOptions): KeyResolver {
   return {
     resolve,
     get size() {
-      return answers.size;
+      return answers.size + unknown.size;
     },
   };
 }

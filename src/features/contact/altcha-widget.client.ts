@@ -20,10 +20,23 @@ export interface AltchaCheck {
 
 type Widget = HTMLElementTagNameMap['altcha-widget'];
 
+/** How long the page waits for the check to be set up, and for a solution, before sending without one. */
+const SETUP_TIMEOUT_MS = 10_000;
+const SOLVE_TIMEOUT_MS = 30_000;
+
+/**
+ * The promise's value, or undefined once `ms` have passed: a stalled probe, widget or solver must
+ * never leave the form on "Sending"; without a solution the server answers `challenge_required`,
+ * which the form shows.
+ */
+function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  return Promise.race([promise, new Promise<undefined>((resolve) => setTimeout(resolve, ms, undefined))]);
+}
+
 async function loadWidget(host: HTMLElement): Promise<Widget | undefined> {
   // HEAD: whether the check is on (200) or off (204), without the server deriving a challenge
   // nobody solves; the widget GETs its own when it starts.
-  const probe = await fetch(PATHS.contactChallenge, { method: 'HEAD', credentials: 'same-origin' });
+  const probe = await fetch(PATHS.contactChallenge, { method: 'HEAD', credentials: 'same-origin', signal: AbortSignal.timeout(SETUP_TIMEOUT_MS) });
   // Read to its (empty) end: a response left unread is reported as aborted by Chromium.
   await probe.arrayBuffer();
   if (probe.status !== 200) return undefined;
@@ -50,12 +63,12 @@ async function loadWidget(host: HTMLElement): Promise<Widget | undefined> {
 }
 
 export function mountAltcha(host: HTMLElement): AltchaCheck {
-  const widget = loadWidget(host).catch(() => undefined);
+  const widget = within(loadWidget(host), SETUP_TIMEOUT_MS).catch(() => undefined);
   return {
     async solution() {
       const check = await widget;
       if (!check) return undefined;
-      if (check.getState() !== 'verified') return (await check.verify())?.payload;
+      if (check.getState() !== 'verified') return (await within(check.verify(), SOLVE_TIMEOUT_MS))?.payload;
       return host.querySelector<HTMLInputElement>(`input[name="${FORM_ALTCHA}"]`)?.value;
     },
     reset() {

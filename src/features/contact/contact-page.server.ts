@@ -12,13 +12,12 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Services } from '../../app/services.ts';
+import { PAGE_CSP } from '../../lib/csp.ts';
 import type { FieldError } from '../../lib/field-error.ts';
 import { toHttpError, type HttpError } from '../../lib/http-error.ts';
 import { renderContactForm, type FormView } from './contact-form-html.ts';
 import { FORM_FIELDS, type FormValues } from './contact-form.ts';
 
-/** The edge's policy for documents (src/server/security.ts PAGE_CSP; features cannot import it). */
-const PAGE_CSP = "frame-ancestors 'none'; base-uri 'self'; form-action 'self'; object-src 'none'";
 
 /** The built page per DIST_DIR: immutable for the life of a deployment. */
 const pages = new Map<string, Promise<string>>();

@@ -15,6 +15,7 @@
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import type { DbHandle } from '../../db/create-db.ts';
 import type { Database } from '../../db/schema.ts';
+import { MS_PER_DAY } from '../../lib/calendar.ts';
 
 export interface ErasureResult {
   /** Submissions deleted. */
@@ -25,11 +26,10 @@ export interface ErasureResult {
   error?: unknown;
 }
 
-export const DAY_MS = 86_400_000;
 
 /** Submissions made before this instant are past a retention of `days` days at `nowMs`. */
 export function retentionCutoffMs(nowMs: number, days: number): number {
-  return nowMs - days * DAY_MS;
+  return nowMs - days * MS_PER_DAY;
 }
 
 type Filter = (eb: ExpressionBuilder<Database, 'contact_submission'>) => Expression<SqlBool>;

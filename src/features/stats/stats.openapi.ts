@@ -3,6 +3,7 @@
  * DataQuery schema the handler validates with, the body the DataResponse it writes, and the
  * refusals are what `parseDateRange` throws.
  */
+import { z } from 'zod';
 import type { ZodOpenApiOperationObject } from 'zod-openapi';
 import { codeSamples } from '../../api-docs/code-samples.ts';
 import { describeWindows, type ApiContext } from '../../api-docs/context.ts';
@@ -64,6 +65,16 @@ export function getDailyStats(context: ApiContext): ZodOpenApiOperationObject {
             },
           },
           headers: dataRefusedHeaders(context.policies.data),
+        },
+        503: {
+          description:
+            'Service Unavailable (service_unavailable): the statistics database did not answer within 4 s, or an API key could not be checked within 1 s (then without rate-limit fields). Wait Retry-After seconds.',
+          examples: {
+            database: { summary: 'Database unavailable', value: problemExample(at, 503, 'service_unavailable', { detail: 'The statistics database is unavailable just now.' }) },
+          },
+          headers: headers.partial().extend({
+            'Retry-After': z.string().meta({ description: 'Seconds to wait before retrying (RFC 9110 section 10.2.3).', examples: ['5'] }),
+          }),
         },
       }),
     },

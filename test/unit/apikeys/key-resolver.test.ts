@@ -68,7 +68,14 @@ describe('createKeyResolver', () => {
   it('lets one client cause at most the lookup budget of queries per minute', async () => {
     const db = table();
     const resolver = createKeyResolver({ find: db.find, ttlMs: 30_000, now: () => 1_000 });
-    for (let i = 0; i < LOOKUP_BUDGET.limit + 20; i++) expect((await resolver.resolve(newToken(), 'guesser')).kind).toBe('invalid');
+    for (let i = 0; i < LOOKUP_BUDGET.limit; i++) expect((await resolver.resolve(newToken(), 'guesser')).kind).toBe('invalid');
+    // Past the budget the token is not judged at all: retry later, never "invalid" (a live key
+    // behind the same address must not read as revoked).
+    for (let i = 0; i < 20; i++) {
+      const answer = await resolver.resolve(newToken(), 'guesser');
+      expect(answer).toEqual({ kind: 'throttled', retryAfterSeconds: expect.any(Number) });
+      expect(answer.kind === 'throttled' && answer.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    }
     expect(db.queries).toBe(LOOKUP_BUDGET.limit);
     // Another client is not affected.
     await resolver.resolve(newToken(), 'other');
@@ -79,6 +86,17 @@ describe('createKeyResolver', () => {
     const db = table();
     const resolver = createKeyResolver({ find: db.find, ttlMs: 30_000, maxEntries: 10 });
     for (let i = 0; i < 25; i++) await resolver.resolve(newToken(), `client-${i}`);
-    expect(resolver.size).toBe(10);
+    expect(resolver.size).toBeLessThanOrEqual(10);
+  });
+
+  it('never lets a flood of unknown tokens evict a live key', async () => {
+    const token = newToken();
+    const db = table({ [hashToken(token)]: key(1) });
+    const resolver = createKeyResolver({ find: db.find, ttlMs: 30_000, maxEntries: 10 });
+    expect((await resolver.resolve(token, 'integrator')).kind).toBe('valid');
+    for (let i = 0; i < 100; i++) await resolver.resolve(newToken(), `guesser-${i}`);
+    const queries = db.queries;
+    expect((await resolver.resolve(token, 'integrator')).kind).toBe('valid');
+    expect(db.queries).toBe(queries);
   });
 });

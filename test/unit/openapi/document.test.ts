@@ -198,10 +198,11 @@ describe('the OpenAPI document', () => {
           expect(headers[name], `${status} ${name}`).toBeUndefined();
           continue;
         }
-        expect(headers[name]?.['required'] === true, `${status} ${name}`).toBe(status !== '405');
+        // 405 and 503 (an API key that cannot be checked is answered before the limiter) may lack them.
+        expect(headers[name]?.['required'] === true, `${status} ${name}`).toBe(status !== '405' && status !== '503');
         expect(headers[name]['schema']['type']).toBe('integer');
       }
-      expect(headers['Retry-After']?.['required'] === true, status).toBe(status === '429');
+      expect(headers['Retry-After']?.['required'] === true, status).toBe(status === '429' || status === '503');
     }
   });
 

@@ -50,6 +50,7 @@ describe('the API reference view', () => {
       '405 Method Not Allowed',
       '429 Too Many Requests',
       '431 Request Header Fields Too Large',
+      '503 Service Unavailable',
     ]);
     const refused = stats.responses.find((r) => r.status === '429')!;
     expect(refused.codes).toEqual(['SVC1010']);
