@@ -5,7 +5,7 @@
  */
 import { validate as validCron } from 'node-cron';
 import { z } from 'zod';
-import type { TrustProxy } from '../features/ratelimit/client-key.ts';
+import { DEFAULT_IPV6_PREFIX, type TrustProxy } from '../features/ratelimit/client-key.ts';
 import { WebhookSecret } from '../features/contact/webhook-signing.ts';
 import { redactUrl, redactUrlsIn } from '../lib/redact-url.ts';
 import { bool, databaseUrl, DEFAULT_DATABASE_URL, httpUrlWithoutCredentials, list, llmBaseUrl, origin, parseOrigin, positiveInt, trustProxy } from './config-values.ts';
@@ -59,7 +59,7 @@ export const EnvSchema = z.object({
     .int('must be a prefix length from 1 to 128')
     .min(1, 'must be a prefix length from 1 to 128')
     .max(128, 'must be a prefix length from 1 to 128')
-    .default(56),
+    .default(DEFAULT_IPV6_PREFIX),
   /** Also send the current IETF draft's `RateLimit-Policy` and `RateLimit` pair (structured fields). */
   RATE_LIMIT_DRAFT_HEADERS: bool('RATE_LIMIT_DRAFT_HEADERS').default(false),
   /** How long an API key's lookup is remembered: a revoked key stops working within this many seconds. */

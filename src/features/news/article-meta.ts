@@ -97,7 +97,8 @@ export function articleLastmods(files: ReadonlyArray<{ id: string; text: string 
   let newest: string | undefined;
   for (const { id, text } of files) {
     const frontmatter = extractRawFrontmatter(text);
-    if (rawTopLevelScalar(frontmatter, 'draft') === 'true') continue;
+    // YAML's core schema spells true as true, True or TRUE; the build reads it so too.
+    if (rawTopLevelScalar(frontmatter, 'draft')?.toLowerCase() === 'true') continue;
     const createdAt = rawTopLevelScalar(frontmatter, 'createdAt');
     if (createdAt === undefined || Number.isNaN(Date.parse(createdAt))) continue;
     const time = toUtcDateTime(createdAt);

@@ -130,6 +130,7 @@ export async function fetchAdsFile(domain: string, file: 'ads.txt' | 'app-ads.tx
   if (plain.kind !== 'unreachable') return plain;
   // The same failure both ways (an unknown host, above all) is said once.
   const why = (reason: string) => reason.slice(reason.indexOf(': ') + 2);
-  if (why(secure.reason) === why(plain.reason)) return { kind: 'unreachable', reason: `https and http://${domain}/${file}: ${why(secure.reason)}` };
-  return { kind: 'unreachable', reason: `${secure.reason}; ${plain.reason}` };
+  const network = plain.network === true ? { network: true } : {};
+  if (why(secure.reason) === why(plain.reason)) return { kind: 'unreachable', reason: `https and http://${domain}/${file}: ${why(secure.reason)}`, ...network };
+  return { kind: 'unreachable', reason: `${secure.reason}; ${plain.reason}`, ...network };
 }

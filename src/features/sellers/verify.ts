@@ -46,9 +46,13 @@ export async function verifySeller(seller: Seller, adSystemDomain: string, optio
   }
   const checks: Checked[] = [];
   for (const file of FILES) {
-    const checked = judge(file, await fetchAdsFile(domain, file, options), adSystemDomain, seller);
+    const outcome = await fetchAdsFile(domain, file, options);
+    const checked = judge(file, outcome, adSystemDomain, seller);
     if (checked.status === 'ok') return { seller_id, domain, verdict: 'ok', detail: checked.detail };
     checks.push(checked);
+    // No HTTP answer at all on either scheme: app-ads.txt lives on the same host, so asking again
+    // would only wait out the same timeouts.
+    if (outcome.kind === 'unreachable' && outcome.network === true) break;
   }
   const verdict = checks.some((c) => c.status === 'unreachable') ? 'unreachable' : 'mismatch';
   return { seller_id, domain, verdict, detail: checks.map((c) => c.detail).join('; ') };

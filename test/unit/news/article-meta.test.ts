@@ -59,6 +59,7 @@ describe('articleLastmods', () => {
       { id: 'old', text: file('2026-01-05T09:30:00+01:00') },
       { id: 'new', text: file('"2026-03-01T12:00:00Z"') },
       { id: 'draft', text: file('2026-06-01T12:00:00Z', 'draft: true\n') },
+      { id: 'draft-capital', text: file('2026-07-01T12:00:00Z', 'draft: True\n') },
       { id: 'broken', text: file('soon') },
     ]);
     expect(Object.fromEntries(dates)).toEqual({
