@@ -4,65 +4,26 @@
  * headers, body-size limits, prebuilt files and cached GET responses served from memory) and
  * knows no route's logic: only policies by path and the standard caching headers endpoints set.
  */
-import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { Logger } from 'pino';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { corsHeaders, EXPOSED_HEADERS } from '../lib/cors.ts';
 import { HttpError, renderError, toHttpError } from '../lib/http-error.ts';
-import type { PlainHandler } from '../lib/plain-http.ts';
 import { answerProbe, requestIdOf } from '../lib/probes.ts';
-import { unknownParameters } from '../lib/query-params.ts';
 import { ClientAbortedError, readBody } from './body.ts';
 import { createNodeServer } from './http-server.ts';
 import { BadTarget, parseRequestTarget, type RequestTarget } from './request-target.ts';
 import { createRequestLog } from './log.ts';
-import { ResponseCache, type CachedResponse } from './response-cache.ts';
-import { cacheKeyOf, routeOf, type RateClass, type Route } from './routes.ts';
+import type { CachedResponse } from './response-cache.ts';
+import { cacheKeyOf, routeOf, type Route } from './routes.ts';
+import type { EdgeDeps } from './edge-deps.ts';
+import { readStrictQuery } from './strict-query.ts';
+import { createStoredHeads, setHeaderIn, type Head } from './head.ts';
 import { keepEdgeCspOnWriteHead, securityHeaders } from './security.ts';
-import { ifNoneMatchMatches, variantEtag } from '../lib/http-validators.ts';
-import { negotiate, type StaticFile, type StaticFiles } from './static-files.ts';
+import { ifNoneMatchMatches } from '../lib/http-validators.ts';
+import { negotiate, type StaticFile } from './static-files.ts';
 
 export { parseTarget } from './request-target.ts';
 
-/** Astro's Node adapter handler in middleware mode. */
-export type AstroHandler = (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void, locals: App.Locals) => void | Promise<void>;
-
-/** What the edge asks the rate limiter for a request of a limited route. */
-export interface EdgeLimiter {
-  check(rateClass: RateClass, clientKey: string, headers: IncomingHttpHeaders): Promise<LimitOutcome>;
-}
-export interface LimitOutcome {
-  /** Headers every response of this request carries (RateLimit-*, X-RateLimit-*). */
-  headers: Record<string, string>;
-  /** Present when the request is refused; rendered as 429 before any other work. */
-  refused?: HttpError;
-  /** Called with the status just before the response head goes out; returns headers to replace (a 304 gives its day unit back). */
-  settle?: ((status: number) => Record<string, string> | undefined) | undefined;
-}
-
-export interface EdgeDeps {
-  log: Logger;
-  astro: AstroHandler;
-  /**
-   * Feature handlers the edge calls itself, keyed by `Route.path`, instead of through Astro's
-   * request pipeline (src/lib/plain-http.ts); every other route goes to Astro.
-   */
-  handlers?: ReadonlyMap<string, PlainHandler>;
-  statics: StaticFiles;
-  cache: ResponseCache;
-  limiter?: EdgeLimiter;
-  clientKey?: (req: IncomingMessage) => string;
-  /** Origins whose pages may call the write endpoints and read the limit headers (read per request: PORT=0 learns its origin at listen). */
-  allowedOrigins: () => readonly string[];
-  https: boolean;
-  /** The site's public host, handed to Astro as Host (read per request, as above). */
-  siteHost: () => string;
-  /** /readyz: resolves when the service can take writes, rejects with the reason otherwise. */
-  ready: () => Promise<void>;
-  /** Named in /readyz answers, e.g. `{ database: 'sqlite' }`. */
-  readyDetails: Record<string, string>;
-  /** What Astro's handlers receive as `locals` for one request. */
-  locals: (requestId: string, clientKey: string) => App.Locals;
-}
+export type { AstroHandler, EdgeDeps, EdgeLimiter, LimitOutcome } from './edge-deps.ts';
 
 /** Public read resources: any page may fetch them and read the limit headers. */
 const PUBLIC_READ_CORS: readonly string[] = ['access-control-allow-origin', '*', 'access-control-expose-headers', EXPOSED_HEADERS.join(', ')];
@@ -79,28 +40,6 @@ export interface Edge {
   startDraining(): void;
 }
 
-/**
- * Response headers not yet written, as the flat `[name, value, ...]` list `writeHead` takes: the
- * route's security block, the request id, CORS and rate-limit headers. Answers the edge makes
- * itself (prebuilt files, cache hits, errors) add their own and write everything with one
- * `writeHead`; `setHeader` per header cost about a microsecond each, with its validation and the
- * header map it maintains. Before a handler that sets headers itself (Astro, probes) the list is
- * moved onto the response and left empty.
- */
-interface Head extends Array<string | number | string[]> {
-  /** The limiter's last word on the headers, given the final status (LimitOutcome.settle). */
-  settle?: ((status: number) => Record<string, string> | undefined) | undefined;
-}
-
-/** Representation headers of a stored answer, per content coding, built on first use. */
-interface StoredHeads {
-  identity?: Head;
-  br?: Head;
-  gzip?: Head;
-  /** The CSP the stored response brought (the edge's, or a cached page's two): replaces the pending one. */
-  csp: string | string[] | undefined;
-}
-
 export function createEdge(deps: EdgeDeps): Edge {
   const { log, statics, cache, limiter, astro } = deps;
   const clientKeyOf = deps.clientKey ?? socketKey;
@@ -108,7 +47,7 @@ export function createEdge(deps: EdgeDeps): Edge {
   const notFoundPage = statics.get('/404.html');
   const notFoundEntry = notFoundPage && { ...notFoundPage, cacheControl: 'no-store' };
   const securityByRoute = new Map<Route, readonly string[]>();
-  const storedHeads = new WeakMap<StaticFile | CachedResponse, StoredHeads>();
+  const storedHeadOf = createStoredHeads();
   let draining = false;
 
   /** The headers every response of `route` starts with: security, request id, Connection when draining. */
@@ -149,24 +88,6 @@ export function createEdge(deps: EdgeDeps): Edge {
     head.push('Content-Length', Buffer.byteLength(rendered.body));
     writeHead(res, rendered.status, head);
     res.end(res.req.method === 'HEAD' ? undefined : rendered.body);
-  }
-
-  /** The representation headers of a stored answer in one coding (validators included). */
-  function storedHeadOf(entry: StaticFile | CachedResponse, encoding: 'br' | 'gzip' | undefined): { head: Head; csp: string | string[] | undefined } {
-    let heads = storedHeads.get(entry);
-    if (heads === undefined) storedHeads.set(entry, (heads = { csp: 'headers' in entry ? entry.headers['content-security-policy'] : undefined }));
-    const key = encoding ?? 'identity';
-    let head = heads[key];
-    if (head === undefined) {
-      head = [];
-      if ('contentType' in entry) head.push('Content-Type', entry.contentType, 'Cache-Control', entry.cacheControl);
-      else for (const name in entry.headers) if (name !== 'etag' && name !== 'content-security-policy') head.push(name, entry.headers[name]!);
-      // Each encoding is its own representation, so its strong validator differs (RFC 9110 section 8.8.3).
-      head.push('ETag', variantEtag(entry.etag, encoding), 'Vary', 'Accept-Encoding');
-      if (encoding) head.push('Content-Encoding', encoding);
-      heads[key] = head;
-    }
-    return { head, csp: heads.csp };
   }
 
   /** Write known bytes with validators; 304 when the client already has them. */
@@ -350,41 +271,4 @@ export function createEdge(deps: EdgeDeps): Edge {
       draining = true;
     },
   };
-}
-
-/** What a strict route's query string means: refused parameters, or the cache key it selects. */
-interface StrictQuery {
-  unknown: string | undefined;
-  cacheKey: string | undefined;
-}
-/** Readings by normalised target: clients repeat the same few ranges, so each is parsed once. */
-const strictQueries = new Map<string, StrictQuery>();
-const STRICT_QUERIES_MAX = 1024;
-/** Longer targets are read each time: the memo stays under 256 KiB of keys. */
-const STRICT_QUERY_MAX_CHARS = 256;
-
-function readStrictQuery(route: Route, url: RequestTarget): StrictQuery {
-  const target = `${url.pathname}${url.search}`;
-  let reading = strictQueries.get(target);
-  if (reading === undefined) {
-    reading = { unknown: unknownParameters(url.searchParams, route.query), cacheKey: cacheKeyOf(route, url.pathname, url.searchParams) };
-    if (target.length <= STRICT_QUERY_MAX_CHARS) {
-      // Bounded against clients that send a new query each time: start over when full.
-      if (strictQueries.size >= STRICT_QUERIES_MAX) strictQueries.clear();
-      strictQueries.set(target, reading);
-    }
-  }
-  return reading;
-}
-
-/** Set a header (any case) in a pending list, replacing its value if it is there. */
-function setHeaderIn(head: Head, name: string, value: string | string[]): void {
-  const lower = name.toLowerCase();
-  for (let i = 0; i < head.length; i += 2) {
-    if (String(head[i]).toLowerCase() === lower) {
-      head[i + 1] = value;
-      return;
-    }
-  }
-  head.push(name, value);
 }

@@ -1,0 +1,52 @@
+/**
+ * What the edge (src/server/http.ts) is given by the composition root (src/app/app.ts): Astro's
+ * handler, the feature handlers it calls itself, the rate limiter and the per-request settings.
+ */
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import type { HttpError } from '../lib/http-error.ts';
+import type { PlainHandler } from '../lib/plain-http.ts';
+import type { ResponseCache } from './response-cache.ts';
+import type { RateClass } from './routes.ts';
+import type { StaticFiles } from './static-files.ts';
+
+/** Astro's Node adapter handler in middleware mode. */
+export type AstroHandler = (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void, locals: App.Locals) => void | Promise<void>;
+
+/** What the edge asks the rate limiter for a request of a limited route. */
+export interface EdgeLimiter {
+  check(rateClass: RateClass, clientKey: string, headers: IncomingHttpHeaders): Promise<LimitOutcome>;
+}
+export interface LimitOutcome {
+  /** Headers every response of this request carries (RateLimit-*, X-RateLimit-*). */
+  headers: Record<string, string>;
+  /** Present when the request is refused; rendered as 429 before any other work. */
+  refused?: HttpError;
+  /** Called with the status just before the response head goes out; returns headers to replace (a 304 gives its day unit back). */
+  settle?: ((status: number) => Record<string, string> | undefined) | undefined;
+}
+
+export interface EdgeDeps {
+  log: Logger;
+  astro: AstroHandler;
+  /**
+   * Feature handlers the edge calls itself, keyed by `Route.path`, instead of through Astro's
+   * request pipeline (src/lib/plain-http.ts); every other route goes to Astro.
+   */
+  handlers?: ReadonlyMap<string, PlainHandler>;
+  statics: StaticFiles;
+  cache: ResponseCache;
+  limiter?: EdgeLimiter;
+  clientKey?: (req: IncomingMessage) => string;
+  /** Origins whose pages may call the write endpoints and read the limit headers (read per request: PORT=0 learns its origin at listen). */
+  allowedOrigins: () => readonly string[];
+  https: boolean;
+  /** The site's public host, handed to Astro as Host (read per request, as above). */
+  siteHost: () => string;
+  /** /readyz: resolves when the service can take writes, rejects with the reason otherwise. */
+  ready: () => Promise<void>;
+  /** Named in /readyz answers, e.g. `{ database: 'sqlite' }`. */
+  readyDetails: Record<string, string>;
+  /** What Astro's handlers receive as `locals` for one request. */
+  locals: (requestId: string, clientKey: string) => App.Locals;
+}
