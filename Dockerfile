@@ -29,10 +29,12 @@ ENV NODE_OPTIONS=--max-semi-space-size=4 MALLOC_ARENA_MAX=2
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev && npm cache clean --force
-# What `node src/app/main.ts` and `node jobs/cli/migrate.ts` read at run time: the build (pages,
-# and the content collections compiled into dist/server), the TypeScript sources Node runs by type
-# stripping, and package.json ("type": "module"). content/ is read only by `astro build`.
+# What the server and `node jobs/cli/migrate.ts` read at run time: the build (pages, the content
+# collections and the server compiled to JavaScript in dist/server), the launcher in bin/, the
+# TypeScript sources the commands run by type stripping, and package.json ("type": "module").
+# content/ is read only by `astro build`.
 COPY --from=build /app/dist ./dist
+COPY bin ./bin
 COPY src ./src
 COPY jobs ./jobs
 RUN mkdir -p /data && chown node:node /data
@@ -40,5 +42,5 @@ USER node
 VOLUME /data
 EXPOSE 4321
 HEALTHCHECK --interval=10s --timeout=3s CMD ["node", "-e", "fetch('http://127.0.0.1:4321/readyz').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-# Node 24 runs the TypeScript entry directly (type stripping).
-CMD ["node", "src/app/main.ts"]
+# The server as the build compiled it (src/app/server-bundle.ts): no .ts is loaded at run time.
+CMD ["node", "bin/start.mjs"]

@@ -4,6 +4,7 @@ import node from '@astrojs/node';
 import sitemap from '@astrojs/sitemap';
 import { readdirSync, readFileSync } from 'node:fs';
 import { devServices } from './src/app/dev-integration.ts';
+import { serverBundle } from './src/app/server-bundle.ts';
 import { articleLastmods } from './src/features/news/article-meta.ts';
 
 // Pages and the read APIs are prerendered (`output: 'static'`); only routes that opt out with
@@ -33,9 +34,10 @@ export default defineConfig({
   output: 'static',
   adapter: node({ mode: 'middleware' }),
   // /stats/ renders per request, so the sitemap would not find it on its own. devServices gives
-  // `astro dev` the services the production edge builds (src/app/dev-integration.ts).
+  // `astro dev` the services the production edge builds (src/app/dev-integration.ts); serverBundle
+  // compiles the production server into the build (src/app/server-bundle.ts).
   // `lastmod` of the article pages and /news/ comes from the articles' publication times.
-  integrations: [sitemap({ customPages: [new URL('/stats/', site).href], serialize: withLastmod }), devServices()],
+  integrations: [sitemap({ customPages: [new URL('/stats/', site).href], serialize: withLastmod }), devServices(), serverBundle()],
   // The adapter would otherwise enable filesystem sessions; nothing here uses them.
   session: false,
   // CSP hashes for every script and style Astro emits (no 'unsafe-inline'). Astro's checkOrigin

@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { spawnOwned } from '../helpers/processes.ts';
 import { testEnv } from '../helpers/server.ts';
 
@@ -38,6 +38,41 @@ async function stopByNpmPid(script: string[], env: Record<string, string>, start
     if (serverPid !== undefined && alive(serverPid)) process.kill(serverPid, 'SIGKILL');
   }
 }
+
+beforeAll(() => {
+  mkdirSync('test-results', { recursive: true });
+});
+
+describe('`npm start` runs the compiled server', () => {
+  it('loads no TypeScript at run time: it serves with type stripping turned off', async () => {
+    // Type stripping instantiates a WebAssembly compiler for the life of the process (about
+    // 18 MB); with it off, any .ts import would fail the start-up.
+    const npm = spawnOwned('npm', ['start'], { env: testEnv({ NODE_OPTIONS: '--no-experimental-strip-types' }) });
+    try {
+      await npm.waitForLine(/"msg":"listening"/, 20_000);
+      const listening = npm.output().split('\n').find((line) => line.includes('"msg":"listening"'))!;
+      const { url } = JSON.parse(listening) as { url: string };
+      const health = await fetch(`${url}/healthz`);
+      expect(health.status).toBe(200);
+      const page = await fetch(`${url}/`);
+      expect(page.status).toBe(200);
+    } finally {
+      await npm.stop('SIGTERM');
+    }
+  });
+
+  it('exits 66 with one line when the build holds no compiled server', () => {
+    const empty = mkdtempSync(join('test-results', 'no-bundle-'));
+    try {
+      const run = spawnSync(process.execPath, ['bin/start.mjs'], { env: testEnv({ DIST_DIR: empty }), encoding: 'utf8' });
+      expect(run.status).toBe(66);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toBe(`start-up failed: no Astro build in DIST_DIR (${empty}): run \`npm run build\` first\n`);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+});
 
 describe('stopping the server by the npm process id', () => {
   it('`npm start`: SIGTERM to npm stops the server gracefully and npm exits 0 within seconds', async () => {

@@ -1,7 +1,9 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/app/config.ts';
 import { createMemoryStore } from '../../../src/features/ratelimit/memory-store.ts';
 import { policiesFromConfig, type Window } from '../../../src/features/ratelimit/policies.ts';
+import { evaluate, type WindowRecord } from '../../../src/features/ratelimit/decision.ts';
 
 const T0 = Date.UTC(2025, 0, 15, 12, 0, 0);
 const MIDNIGHT = Date.UTC(2025, 0, 16);
@@ -100,6 +102,55 @@ describe('memory store', () => {
     // An evicted client starts again with a full window.
     expect(remainingOf(store.takeNow('client-0', policies.site, T0).windows)['site-minute']).toBe(299);
     expect(remainingOf(store.takeNow('client-49', policies.site, T0).windows)['site-minute']).toBe(298);
+  });
+
+  it('keeps its memory fixed whatever the number of clients, and stays exact for the recent ones', () => {
+    const store = createMemoryStore({ maxKeys: 10_000 });
+    const bytes = store.bytes;
+    // About 40 bytes a record, allocated once.
+    expect(bytes).toBeLessThanOrEqual(10_000 * 40);
+    for (let i = 0; i < 200_000; i++) store.takeNow(`10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`, policies.data, T0 + i);
+    expect(store.bytes).toBe(bytes);
+    expect(store.size).toBeLessThanOrEqual(10_000);
+    // The table is full, not leaking: every slot holds a record.
+    expect(store.size).toBe(10_000);
+    // The last client seen is remembered (one request spent from each data window).
+    const last = 199_999;
+    const again = store.takeNow(`10.${(last >> 16) & 255}.${(last >> 8) & 255}.${last & 255}`, policies.data, T0 + 200_000);
+    expect(remainingOf(again.windows)).toEqual({ 'data-minute': 58, 'data-day': 4_998 });
+  });
+
+  it('refuses a table of no records', () => {
+    expect(() => createMemoryStore({ maxKeys: 0 })).toThrow(RangeError);
+  });
+
+  it('decides like the pure rule over a plain map while nothing is evicted', () => {
+    const windows: Window[] = [
+      { name: 'b-minute', limit: 3, kind: 'bucket', periodSeconds: 60 },
+      { name: 'b-day', limit: 5, kind: 'utc-day', periodSeconds: 86_400 },
+    ];
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 40 }), fc.integer({ min: 0, max: 90_000 }), fc.boolean()), { maxLength: 200 }), (steps) => {
+        const store = createMemoryStore({ maxKeys: 1_000 });
+        const model = new Map<string, WindowRecord>();
+        let now = MIDNIGHT - 100_000;
+        for (const [client, advance, refund] of steps) {
+          now += advance;
+          const key = `client-${client}`;
+          const ids = windows.map((w) => `${key} ${w.name}`);
+          const expected = evaluate(windows, ids.map((id) => model.get(id)), now);
+          if (expected.next) expected.next.forEach((record, i) => model.set(ids[i]!, record));
+          const actual = store.takeNow(key, windows, now);
+          expect(actual.allowed).toBe(expected.decision.allowed);
+          expect(remainingOf(actual.windows)).toEqual(remainingOf(expected.decision.windows));
+          if (refund && actual.allowed) {
+            store.refundNow(key, windows, actual);
+            const day = model.get(ids[1]!) as { day: number; count: number };
+            if (day.day === Math.floor(now / 86_400_000) && day.count > 0) model.set(ids[1]!, { day: day.day, count: day.count - 1 });
+          }
+        }
+      }),
+    );
   });
 
   it('admits a route with no windows without storing anything', async () => {
