@@ -5,7 +5,7 @@
  * folder starts empty.
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { pinned, runCommand } from '../lib/proc.ts';
 
@@ -18,7 +18,8 @@ export interface BuildOutcome {
   met: boolean;
 }
 
-function article(n: number): string {
+/** The Markdown of generated article `n`: published, createdAt 6 hours after article n - 1's, from 2023-01-01. */
+export function generatedArticle(n: number): string {
   const day = new Date(Date.UTC(2023, 0, 1) + n * 6 * 3_600_000).toISOString().replace('.000Z', 'Z');
   return `---
 heading: Benchmark article number ${n}
@@ -41,20 +42,33 @@ The last paragraph closes the article with a sentence or two about what comes ne
 `;
 }
 
-export async function runAstroBuild(repo: string, workDir: string, articles: number): Promise<BuildOutcome> {
-  const copy = join(workDir, 'site-copy');
+/** The id (file name stem) of generated article `n`. */
+export const generatedArticleId = (n: number): string => `bench-article-${String(n).padStart(4, '0')}`;
+
+/**
+ * A copy of `repo` at `copy` (emptied first): its tracked and untracked-but-not-ignored files,
+ * node_modules symlinked, and `articles` generated articles in content/news.
+ */
+export function makeSiteCopy(repo: string, copy: string, articles: number): void {
   rmSync(copy, { recursive: true, force: true });
   const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: repo, encoding: 'utf8' }).split('\0').filter(Boolean);
   for (const file of files) {
     const from = join(repo, file);
-    if (!existsSync(from)) continue; // deleted in the working tree, still in the index
+    // Deleted in the working tree (still in the index), or a folder: a git worktree's
+    // node_modules is a symlink that `node_modules/` in .gitignore does not match.
+    if (!existsSync(from) || !statSync(from).isFile()) continue;
     mkdirSync(dirname(join(copy, file)), { recursive: true });
     copyFileSync(from, join(copy, file));
   }
   symlinkSync(resolve(repo, 'node_modules'), join(copy, 'node_modules'));
   const newsDir = join(copy, 'content', 'news');
   mkdirSync(newsDir, { recursive: true });
-  for (let n = 1; n <= articles; n++) writeFileSync(join(newsDir, `bench-article-${String(n).padStart(4, '0')}.md`), article(n));
+  for (let n = 1; n <= articles; n++) writeFileSync(join(newsDir, `${generatedArticleId(n)}.md`), generatedArticle(n));
+}
+
+export async function runAstroBuild(repo: string, workDir: string, articles: number): Promise<BuildOutcome> {
+  const copy = join(workDir, 'site-copy');
+  makeSiteCopy(repo, copy, articles);
 
   const [command, args] = pinned('0,1', process.execPath, ['node_modules/astro/bin/astro.mjs', 'build']);
   const run = await runCommand(command, args, {

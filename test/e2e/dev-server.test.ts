@@ -12,6 +12,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PATHS } from '../../src/lib/paths.ts';
 import { freePort, spawnOwned, type OwnedProcess } from '../helpers/processes.ts';
+import { readArticles } from './browser/news-content.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'dev-server-'));
 const databaseFile = join(dir, 'site.db');
@@ -84,6 +85,19 @@ describe('the dev server', () => {
         expect((await call(script!)).status, script).toBe(200);
       }
     }
+  });
+
+  it('lists the drafts on /news/ too, marked "Draft", for editors to preview', async () => {
+    const drafts = readArticles().filter((article) => article.draft);
+    expect(drafts.length).toBeGreaterThan(0);
+    const html = await (await call('/news/')).text();
+    const cards = html.match(/<article class="news-card"[\s\S]*?<\/article>/g) ?? [];
+    for (const draft of drafts) {
+      const card = cards.find((c) => c.includes(`href="/news/${draft.id}/"`));
+      expect(card, draft.id).toBeDefined();
+      expect(card, draft.id).toMatch(/<strong class="draft-badge"[^>]*>Draft<\/strong>/);
+    }
+    expect(cards.filter((c) => c.includes('draft-badge'))).toHaveLength(drafts.length);
   });
 
   it('answers the read APIs and the data API with JSON', { timeout: 60_000 }, async () => {

@@ -6,6 +6,7 @@
  */
 import { extractRawFrontmatter, rawTopLevelScalar } from './frontmatter.ts';
 import { toUtcDateTime, type NewsEntry } from './news-list.ts';
+import { newsListPath, newsPageCount } from './pagination.ts';
 
 /** og:image size: 1200x630 (1.91:1), what Facebook, LinkedIn and X's large card crop least. */
 export const OG_IMAGE_WIDTH = 1200;
@@ -87,8 +88,9 @@ export function serializeJsonLd(value: unknown): string {
 
 /**
  * `lastmod` for the sitemap (sitemaps.org protocol: "the date of last modification of the page"),
- * by site path: each published article's publication time, and for /news/ the newest of them.
- * Read from the Markdown files' frontmatter because astro.config.mjs runs before the content
+ * by site path: each published article's publication time, and for the news list's pages (/news/,
+ * /news/page/<n>/) the newest of them, since a new article moves one article onto each following
+ * page. Read from the Markdown files' frontmatter because astro.config.mjs runs before the content
  * collections exist; the build validates the same files, so an unreadable date is skipped here
  * and reported there.
  */
@@ -105,6 +107,9 @@ export function articleLastmods(files: ReadonlyArray<{ id: string; text: string 
     dates.set(articlePath(id), time);
     if (newest === undefined || Date.parse(time) > Date.parse(newest)) newest = time;
   }
-  if (newest !== undefined) dates.set('/news/', newest);
+  if (newest !== undefined) {
+    const pages = newsPageCount(dates.size);
+    for (let page = 1; page <= pages; page++) dates.set(newsListPath(page), newest);
+  }
   return dates;
 }

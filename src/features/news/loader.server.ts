@@ -3,7 +3,8 @@
  * that the schema alone cannot make, each failing the build with the file named:
  * - YAML timestamps reach the schema as written (see frontmatter.ts), so a `createdAt` without a
  *   timezone is refused instead of being read as UTC;
- * - the file name is a valid article id, because it becomes /news/<id>/ and the API's `id`;
+ * - the file name is a valid article id, because it becomes /news/<id>/ and the API's `id`, and
+ *   not one the news list's own pages need (schema.ts `articleIdProblem`);
  * - an `imageUrl` pointing into public/ names a file that exists.
  */
 import { existsSync } from 'node:fs';
@@ -13,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { AstroError } from 'astro/errors';
 import { glob, type Loader, type LoaderContext } from 'astro/loaders';
 import { extractRawFrontmatter, restoreYamlTimestamps } from './frontmatter.ts';
-import { ARTICLE_ID } from './schema.ts';
+import { articleIdProblem } from './schema.ts';
 
 export const NEWS_DIR = './content/news';
 
@@ -27,11 +28,9 @@ export function newsLoader(base: string = NEWS_DIR): Loader {
         parseData: async (props) => {
           const filePath = props.filePath ?? '';
           const shown = filePath ? relative(fileURLToPath(context.config.root), filePath) : props.id;
-          if (!ARTICLE_ID.test(props.id)) {
-            throw new AstroError(
-              `${shown}: the file name must be lower-case letters and digits joined by hyphens, e.g. q1-transparency-report.md`,
-              'The file name is the article id and its URL, /news/<id>/. Rename the file.',
-            );
+          const idProblem = articleIdProblem(props.id);
+          if (idProblem) {
+            throw new AstroError(`${shown}: ${idProblem}`, 'The file name is the article id and its URL, /news/<id>/. Rename the file.');
           }
           const raw = filePath ? extractRawFrontmatter(await readFile(filePath, 'utf8')) : '';
           const data = restoreYamlTimestamps(props.data, raw) as typeof props.data;

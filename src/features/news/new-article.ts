@@ -2,7 +2,7 @@
  * The pure half of `npm run news:new -- "Heading"`: the slug, the file name and the starter
  * Markdown. The CLI (jobs/cli/news-new.ts) adds the clock, the timezone and the file system.
  */
-import { ARTICLE_ID, HEADING_MAX } from './schema.ts';
+import { ARTICLE_ID, HEADING_MAX, articleIdProblem } from './schema.ts';
 
 /** Longest slug we generate; long enough to stay readable, short enough for a URL. */
 export const SLUG_MAX = 60;
@@ -107,6 +107,8 @@ export function newArticle(heading: string, now: Date, offsetMinutes: number): N
   if (!ARTICLE_ID.test(slug)) {
     throw new NewArticleError(`cannot make a file name from "${text}": use a heading with letters or digits`);
   }
+  const idProblem = articleIdProblem(slug);
+  if (idProblem) throw new NewArticleError(`${idProblem}; use a longer heading`);
   const contents = [
     '---',
     `heading: ${JSON.stringify(text)}`,

@@ -9,9 +9,22 @@
  * the file).
  */
 import { z } from 'zod';
+import { NEWS_PAGES_SEGMENT } from './pagination.ts';
 
 /** An article id: the file name without `.md`, lower-case words joined by hyphens. */
 export const ARTICLE_ID = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+
+/**
+ * Why `id` cannot be an article id, or `null` when it can. Besides the shape (ARTICLE_ID), the
+ * id must not name what already lives under /news/: "page" is the folder of the news list's
+ * later pages (/news/page/2/, pagination.ts), and an article at /news/page/ would stand above
+ * them as if it were their index.
+ */
+export function articleIdProblem(id: string): string | null {
+  if (!ARTICLE_ID.test(id)) return 'the file name must be lower-case letters and digits joined by hyphens, e.g. q1-transparency-report.md';
+  if (id === NEWS_PAGES_SEGMENT) return `"${id}" cannot be an article id: /news/${id}/ holds the pages of the news list (/news/${id}/2/)`;
+  return null;
+}
 
 export const HEADING_MAX = 120;
 export const SUBHEADING_MAX = 240;

@@ -5,6 +5,7 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { withPage, screenshot, useBrowserSite } from '../../helpers/browser.ts';
+import { NEWS_PAGE_SIZE } from '../../../src/features/news/pagination.ts';
 import { draftArticles, publishedArticles } from './news-content.ts';
 
 const { site, browser } = useBrowserSite();
@@ -41,11 +42,14 @@ describe('the home page', () => {
 });
 
 describe('the news pages', () => {
-  it('lists every published article, newest first, and no draft', async () => {
+  it('lists the newest published articles, a page of them, newest first, and no draft', async () => {
     await withPage(browser, async (page) => {
       await page.goto(`${site.url}/news/`, { waitUntil: 'networkidle' });
       const headings = await page.getByRole('main').getByRole('article').getByRole('heading', { level: 2 }).allTextContents();
-      expect(headings.map((h) => h.trim())).toEqual(published.map((a) => a.heading));
+      expect(headings.map((h) => h.trim())).toEqual(published.slice(0, NEWS_PAGE_SIZE).map((a) => a.heading));
+      // The sample articles fit on one page: no page navigation (news-pagination.test.ts has more).
+      expect(published.length).toBeLessThanOrEqual(NEWS_PAGE_SIZE);
+      expect(await page.getByRole('navigation', { name: 'News pages' }).count()).toBe(0);
       await screenshot(page, 'news');
     });
   });

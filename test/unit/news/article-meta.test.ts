@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { OG_IMAGE_ARTICLES, articleLastmods, articleMeta, newsArticleJsonLd, ownOgImageIds, serializeJsonLd } from '../../../src/features/news/article-meta.ts';
 import { clip, ogImageTree, renderOgImage } from '../../../src/features/news/og-image.ts';
+import { NEWS_PAGE_SIZE } from '../../../src/features/news/pagination.ts';
 import type { NewsFrontmatter } from '../../../src/features/news/schema.ts';
 
 const SITE = 'https://www.meridian.example';
@@ -67,6 +68,24 @@ describe('articleLastmods', () => {
       '/news/new/': '2026-03-01T12:00:00Z',
       '/news/': '2026-03-01T12:00:00Z',
     });
+  });
+
+  it('dates every page of the news list by the newest article, since each new one shifts them all', () => {
+    const files = Array.from({ length: NEWS_PAGE_SIZE * 2 + 1 }, (_, i) => ({
+      id: `a-${i}`,
+      text: `---\nheading: x\ncreatedAt: 2026-01-${String(1 + (i % 28)).padStart(2, '0')}T00:00:00Z\n---\n`,
+    }));
+    const dates = articleLastmods([...files, { id: 'draft', text: '---\nheading: x\ncreatedAt: 2026-02-01T00:00:00Z\ndraft: true\n---\n' }]);
+    const lists = [...dates].filter(([path]) => !/^\/news\/a-\d+\/$/.test(path));
+    expect(lists).toEqual([
+      ['/news/', '2026-01-28T00:00:00Z'],
+      ['/news/page/2/', '2026-01-28T00:00:00Z'],
+      ['/news/page/3/', '2026-01-28T00:00:00Z'],
+    ]);
+  });
+
+  it('dates no list page when there is no published article', () => {
+    expect(articleLastmods([]).size).toBe(0);
   });
 });
 

@@ -83,6 +83,11 @@ describe('newArticle', () => {
     expect(() => newArticle('!!!', NOW, 0)).toThrowErrorMatchingInlineSnapshot(`[NewArticleError: cannot make a file name from "!!!": use a heading with letters or digits]`);
     expect(() => newArticle('x'.repeat(121), NOW, 0)).toThrowErrorMatchingInlineSnapshot(`[NewArticleError: the heading is 121 characters; keep it to 120 (put the rest in the subheading)]`);
   });
+
+  it('refuses a heading whose file name would be the folder of the news list\'s pages', () => {
+    expect(() => newArticle('Page', NOW, 0)).toThrowErrorMatchingInlineSnapshot(`[NewArticleError: "page" cannot be an article id: /news/page/ holds the pages of the news list (/news/page/2/); use a longer heading]`);
+    expect(newArticle('Page two', NOW, 0).slug).toBe('page-two');
+  });
 });
 
 describe('npm run news:new', () => {

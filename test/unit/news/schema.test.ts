@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ARTICLE_ID, NewsArticle, NewsFrontmatter, createdAtProblem } from '../../../src/features/news/schema.ts';
+import { ARTICLE_ID, NewsArticle, NewsFrontmatter, articleIdProblem, createdAtProblem } from '../../../src/features/news/schema.ts';
 import { frontmatterOf, readArticles } from './articles.ts';
 
 /** Each issue as "path: message", the way Astro prints them under the file name. */
@@ -25,6 +25,7 @@ describe('the sample articles in content/news', () => {
 
   it.each(readArticles().map((a) => [a.id, a.data] as const))('accepts %s', (id, data) => {
     expect(ARTICLE_ID.test(id)).toBe(true);
+    expect(articleIdProblem(id)).toBeNull();
     expect(problems(data)).toEqual([]);
   });
 
@@ -264,5 +265,21 @@ describe('one build reports every problem of a file', () => {
         "imageHeight: imageHeight is required when imageUrl is set: give its size in pixels",
       ]
     `);
+  });
+});
+
+describe('articleIdProblem', () => {
+  it('accepts lower-case words joined by hyphens, all-digit ids and ids that merely start with "page"', () => {
+    for (const id of ['q1-report', '2026', '3', 'page-two', 'pages', 'front-page']) expect(articleIdProblem(id), id).toBeNull();
+  });
+
+  it('refuses file names that are not an id', () => {
+    for (const id of ['Q1-report', 'q1_report', '-q1', 'q1--report', '']) {
+      expect(articleIdProblem(id), id).toBe('the file name must be lower-case letters and digits joined by hyphens, e.g. q1-transparency-report.md');
+    }
+  });
+
+  it('refuses "page", the folder of the news list\'s later pages', () => {
+    expect(articleIdProblem('page')).toMatchInlineSnapshot(`""page" cannot be an article id: /news/page/ holds the pages of the news list (/news/page/2/)"`);
   });
 });
