@@ -11,7 +11,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { loadConfig } from './config.ts';
+import { loadConfig, secretValues } from './config.ts';
 import { prepareDatabaseLocation } from './database-location.ts';
 import { createServices, type Services } from './services.ts';
 import { openMigratedDb } from '../db/open-migrated-db.ts';
@@ -41,7 +41,7 @@ export interface DevServices {
 export async function openDevServices(address: AddressInfo, env: NodeJS.ProcessEnv = process.env): Promise<DevServices> {
   const config = loadConfig(env);
   prepareDatabaseLocation(config.DATABASE_URL);
-  const log = createLogger({ level: config.LOG_LEVEL });
+  const log = createLogger({ level: config.LOG_LEVEL, secrets: secretValues(config) });
   const db = await openMigratedDb(config, {
     onMigration: (result) => {
       if (result.status === 'Success') log.info({ migration: result.migrationName }, 'migration applied');

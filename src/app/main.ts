@@ -16,7 +16,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError, defaultOrigins, loadConfig, type Config } from './config.ts';
+import { ConfigError, defaultOrigins, loadConfig, secretValues, type Config } from './config.ts';
 import { prepareDatabaseLocation } from './database-location.ts';
 import type { AppHandle } from './app.ts';
 import { createLogger, flushLogger } from '../server/log.ts';
@@ -44,7 +44,7 @@ try {
   throw error;
 }
 
-const log = createLogger({ level: config.LOG_LEVEL, buffered: config.NODE_ENV === 'production' });
+const log = createLogger({ level: config.LOG_LEVEL, buffered: config.NODE_ENV === 'production', secrets: secretValues(config) });
 // Astro's Node adapter installs an unhandledRejection listener that ignores rejections outside a
 // request, which also disables Node's default crash: log them here so a failing job or store is
 // seen. An uncaught exception leaves the process in an unknown state: log it and exit (a
