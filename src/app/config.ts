@@ -7,6 +7,7 @@ import { validate as validCron } from 'node-cron';
 import { z } from 'zod';
 import { DEFAULT_IPV6_PREFIX, type TrustProxy } from '../features/ratelimit/client-key.ts';
 import { WebhookSecret } from '../features/contact/webhook-signing.ts';
+import { siteOrigins } from '../features/contact/contact-request.ts';
 import { redactUrl, redactUrlsIn } from '../lib/redact-url.ts';
 import { bool, databaseUrl, DEFAULT_DATABASE_URL, httpUrlWithoutCredentials, list, llmBaseUrl, origin, parseOrigin, positiveInt, trustProxy } from './config-values.ts';
 
@@ -219,10 +220,5 @@ function listenOrigin(host: string, port: number): string {
 
 /** The site origin, and for a loopback origin both spellings (localhost and 127.0.0.1). */
 export function defaultOrigins(siteUrl: string): string[] {
-  const url = new URL(siteUrl);
-  const origins = new Set([url.origin]);
-  if (url.hostname === 'localhost' || url.hostname === '127.0.0.1') {
-    for (const host of ['localhost', '127.0.0.1']) origins.add(`${url.protocol}//${host}${url.port ? `:${url.port}` : ''}`);
-  }
-  return [...origins];
+  return siteOrigins(siteUrl);
 }

@@ -82,6 +82,16 @@ describe.each(ENGINES)('contact form posts and proof of work on %s', (engine) =>
       expect(await countRows(suite.db.handle)).toBe(0);
     });
 
+    it('is refused with 403 from a chat partner too: ALLOWED_ORIGINS is for the chat only', async () => {
+      const services = testServices(suite.db.handle, { SITE_URL: SITE, ALLOWED_ORIGINS: `${SITE},https://partner.example` });
+      for (const headers of [{ ...BROWSER, 'sec-fetch-site': 'cross-site', origin: 'https://partner.example' }, { accept: BROWSER.accept, origin: 'https://partner.example' }]) {
+        const response = await handleContact(formPost('name=Ada&work_email=ada%40example.com&priority=high', headers), services);
+        expect(response.status).toBe(403);
+        expect(await response.text()).toContain('A form posted from https://partner.example cannot send a contact request.');
+      }
+      expect(await countRows(suite.db.handle)).toBe(0);
+    });
+
     it('answers a filled honeypot like a success and stores nothing', async () => {
       const response = await handleContact(formPost('name=Bot&work_email=bot%40example.com&priority=high&website=http%3A%2F%2Fspam.example'), suite.services);
       expect(response.status).toBe(303);
