@@ -21,6 +21,7 @@ import { prepareDatabaseLocation } from './database-location.ts';
 import type { AppHandle } from './app.ts';
 import { createLogger, flushLogger } from '../server/log.ts';
 import { redactUrlsIn } from '../lib/redact-url.ts';
+import { secretRedactor } from '../lib/redact-secrets.ts';
 import { unsupportedNodeLine } from '../lib/node-version.ts';
 import { chainOf, databaseFailure, EX_CONFIG, EX_NOINPUT, EX_NOPERM, EX_SOFTWARE, EX_UNAVAILABLE, firstLine, type Failure } from './exit-codes.ts';
 
@@ -119,7 +120,8 @@ function warnIfBuiltForAnotherOrigin(cfg: Config): void {
  * giving the app a bounded moment to release the database.
  */
 async function failStart(failure: Failure, error: unknown): Promise<never> {
-  const line = redactUrlsIn(failure.line);
+  // stderr gets what the log line gets: no URL password, no configured secret.
+  const line = secretRedactor(secretValues(config))(redactUrlsIn(failure.line));
   log.fatal({ exitCode: failure.exitCode, ...(failure.unexpected ? { err: error } : {}) }, line);
   flushLogger(log);
   process.stderr.write(`${line}\n`);
