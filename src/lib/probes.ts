@@ -69,7 +69,7 @@ export function newRequestId(): string {
   return `${processPrefix}-${(++issued).toString(36)}`;
 }
 
-/** The caller's X-Request-Id when it is a sane token (it goes into logs), otherwise a new id. */
+/** `header` (a trusted proxy's X-Request-Id; the edge passes undefined otherwise) when it is a sane token (it goes into logs), otherwise a new id. */
 export function requestIdOf(header: string | string[] | undefined): string {
   return typeof header === 'string' && REQUEST_ID.test(header) ? header : newRequestId();
 }
