@@ -3,7 +3,7 @@
  * the delivery and all its SQL live) on an interval while the server runs.
  */
 import type { Services } from '../src/app/services.ts';
-import { deliverPending, type DeliverOptions, type OutboxDeps } from '../src/features/contact/outbox.server.ts';
+import { deliverPending, webhookFetch, type DeliverOptions, type OutboxDeps } from '../src/features/contact/outbox.server.ts';
 
 export interface OutboxHandle {
   /** Stop polling and wait for a run in progress to finish. */
@@ -34,7 +34,8 @@ export function startOutbox(options: StartOutboxOptions): OutboxHandle {
     log: services.log,
     webhookUrl,
     signingSecret: services.config.CONTACT_WEBHOOK_SECRET,
-    ...(options.fetch ? { fetch: options.fetch } : {}),
+    // Made once: the guarded fetch keeps its connections for the next runs.
+    fetch: options.fetch ?? webhookFetch({ allowPrivate: services.config.CONTACT_WEBHOOK_ALLOW_PRIVATE }),
   };
   let running: Promise<void> | undefined;
   let stopped = false;

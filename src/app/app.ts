@@ -11,7 +11,7 @@ import { openMigratedDb } from '../db/open-migrated-db.ts';
 import { createServices, type Services } from './services.ts';
 import { startOutbox } from '../../jobs/outbox.ts';
 import { startJobs } from '../../jobs/schedule.ts';
-import { clientKeyOf } from '../features/ratelimit/index.ts';
+import { clientKeyOf, isTrustedProxy } from '../features/ratelimit/index.ts';
 import { createServer as createHttpServer, type IncomingMessage } from 'node:http';
 import { createEdge, type AstroHandler } from '../server/http.ts';
 import { routeHandlers } from './route-handlers.ts';
@@ -19,6 +19,7 @@ import type { Logger } from '../server/log.ts';
 import { ResponseCache } from '../server/response-cache.ts';
 import { createEdgeLimiter } from './edge-limiter.ts';
 import { loadStaticFiles } from '../server/static-files.ts';
+import { recentCheck } from '../lib/probes.ts';
 
 /** Upper bound on how stale a cached response may be on an instance that missed a purge. */
 const CACHE_MAX_TTL_MS = 60_000;
@@ -78,9 +79,19 @@ export async function createApp(config: Config, log: Logger): Promise<AppHandle>
       return key;
     },
     allowedOrigins: () => running().config.ALLOWED_ORIGINS,
+    trustedProxy: (req) => isTrustedProxy(req.socket.remoteAddress, config.TRUST_PROXY),
     https: config.SITE_URL.startsWith('https:'),
     siteHost: () => siteHost,
-    ready: () => handle.ping(),
+    // At most one check a second, one at a time, whatever the polling rate (probes.ts).
+    ready: recentCheck(async () => {
+      try {
+        await handle.ping();
+        log.debug({ ready: true }, 'readiness checked');
+      } catch (error) {
+        log.debug({ ready: false }, 'readiness checked');
+        throw error;
+      }
+    }),
     readyDetails: { database: handle.engine },
     locals: (requestId, clientKey) => ({ services: running(), requestId, clientKey }),
   });

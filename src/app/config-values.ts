@@ -3,10 +3,10 @@
  * strictly and says in words what it expects. Lists refuse empty items; addresses and CIDRs go
  * through ipaddr.js; URLs that carry credentials or would send a key in clear are refused.
  */
-import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { engineOf, sqlitePath } from '../db/create-db.ts';
 import { MAX_CHAIN, parseProxyRange, type TrustProxy } from '../features/ratelimit/client-key.ts';
+import { isLoopbackHost } from '../lib/outbound-guard.ts';
 import { redactUrl } from '../lib/redact-url.ts';
 
 export const bool = (name: string) =>
@@ -156,14 +156,7 @@ export function httpUrlWithoutCredentials(expects: string, credentialsHint: stri
   });
 }
 
-/** True for localhost, 127.0.0.0/8 and ::1 (IPv4-mapped spellings included). */
-export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (host === 'localhost') return true;
-  if (!ipaddr.isValid(host)) return false;
-  const address = ipaddr.process(host);
-  return address.range() === 'loopback';
-}
+export { isLoopbackHost };
 
 export const llmBaseUrl = httpUrlWithoutCredentials(
   'the base URL of an OpenAI-compatible API, e.g. https://api.example.com/v1 or http://127.0.0.1:11434/v1',

@@ -7,6 +7,7 @@ import { validate as validCron } from 'node-cron';
 import { z } from 'zod';
 import { DEFAULT_IPV6_PREFIX, type TrustProxy } from '../features/ratelimit/client-key.ts';
 import { WebhookSecret } from '../features/contact/webhook-signing.ts';
+import { siteOrigins } from '../features/contact/contact-request.ts';
 import { redactUrl, redactUrlsIn } from '../lib/redact-url.ts';
 import { bool, databaseUrl, DEFAULT_DATABASE_URL, httpUrlWithoutCredentials, list, llmBaseUrl, origin, parseOrigin, positiveInt, trustProxy } from './config-values.ts';
 
@@ -70,6 +71,11 @@ export const EnvSchema = z.object({
   LLM_API_KEY: z.string().min(1).optional(),
   LLM_MODEL: z.string().min(1).optional(),
   LLM_TIMEOUT_MS: positiveInt.default(15_000),
+  /**
+   * Let the LLM client connect to loopback, private and other non-public addresses (an LLM
+   * server inside your own network). A loopback LLM_BASE_URL is allowed without it.
+   */
+  LLM_ALLOW_PRIVATE: bool('LLM_ALLOW_PRIVATE').default(false),
 
   /** node-cron expression (UTC) of the nightly stats materialisation. */
   STATS_CRON: z
@@ -82,6 +88,8 @@ export const EnvSchema = z.object({
     'an http(s) URL',
     'fetch refuses them, and the delivery error stored with each submission would repeat the URL; use a secret path or query token instead',
   ).optional(),
+  /** Deliver to a CONTACT_WEBHOOK_URL on a loopback, private or other non-public address (a receiver on your own network). */
+  CONTACT_WEBHOOK_ALLOW_PRIVATE: bool('CONTACT_WEBHOOK_ALLOW_PRIVATE').default(false),
   /** Standard Webhooks secret (`whsec_<base64>`): sign each outbox delivery; unset sends unsigned ones. */
   CONTACT_WEBHOOK_SECRET: WebhookSecret.optional(),
   /** Delete contact submissions older than this many days, daily; unset keeps them forever. */
@@ -120,8 +128,45 @@ export class ConfigError extends Error {
 
 /** Variables whose value is never echoed in a configuration error. */
 const SECRET_NAME = /KEY|SECRET|TOKEN|PASSWORD/;
+/** Variables that hold a secret value (REDIS_KEY_PREFIX, which matches SECRET_NAME, does not). */
+const SECRET_VARIABLE = /(_KEY|SECRET|TOKEN|PASSWORD)$/;
 /** Variables whose messages already quote the offending item (redacted where needed). */
 const QUOTES_ITEM = new Set(['TRUST_PROXY', 'ALLOWED_ORIGINS']);
+
+/**
+ * Every configured secret value, for the logger to blank wherever one turns up
+ * (src/lib/redact-secrets.ts): each variable named like a secret, the passwords (or a lone
+ * username, often a token) of the connection URLs and their secret-named query parameters, the webhook signing key's bytes, and
+ * CONTACT_WEBHOOK_URL, whose path or query is its secret when the receiver has no other.
+ */
+export function secretValues(config: Readonly<Config>): string[] {
+  const values: string[] = [];
+  for (const [name, value] of Object.entries(config)) {
+    if (typeof value === 'string' && SECRET_VARIABLE.test(name)) values.push(value);
+  }
+  const webhookSecret = config.CONTACT_WEBHOOK_SECRET;
+  if (webhookSecret !== undefined) values.push(webhookSecret.slice(webhookSecret.indexOf('_') + 1));
+  for (const url of [config.DATABASE_URL, config.REDIS_URL]) {
+    const parsed = url === undefined ? undefined : URL.parse(url);
+    if (parsed === undefined || parsed === null) continue;
+    // A lone username is often a token (redis://TOKEN@host); beside a password it is a name.
+    for (const part of [parsed.password || parsed.username]) {
+      if (part === '') continue;
+      values.push(part);
+      try {
+        values.push(decodeURIComponent(part));
+      } catch {
+        // Not valid percent-encoding: the raw form is already listed.
+      }
+    }
+    for (const [name, value] of parsed.searchParams) if (/pass|secret|token|key/i.test(name)) values.push(value);
+  }
+  if (config.CONTACT_WEBHOOK_URL !== undefined) {
+    const hook = new URL(config.CONTACT_WEBHOOK_URL);
+    values.push(config.CONTACT_WEBHOOK_URL, hook.href, hook.pathname, `${hook.pathname}${hook.search}`, ...hook.searchParams.values());
+  }
+  return [...new Set(values)];
+}
 
 /** `(got "...")` for a bad value, with any URL password hidden and secret variables left out. */
 function echo(name: string, value: string | undefined): string {
@@ -175,10 +220,5 @@ function listenOrigin(host: string, port: number): string {
 
 /** The site origin, and for a loopback origin both spellings (localhost and 127.0.0.1). */
 export function defaultOrigins(siteUrl: string): string[] {
-  const url = new URL(siteUrl);
-  const origins = new Set([url.origin]);
-  if (url.hostname === 'localhost' || url.hostname === '127.0.0.1') {
-    for (const host of ['localhost', '127.0.0.1']) origins.add(`${url.protocol}//${host}${url.port ? `:${url.port}` : ''}`);
-  }
-  return [...origins];
+  return siteOrigins(siteUrl);
 }

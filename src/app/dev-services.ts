@@ -11,13 +11,13 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { loadConfig } from './config.ts';
+import { loadConfig, secretValues } from './config.ts';
 import { prepareDatabaseLocation } from './database-location.ts';
 import { createServices, type Services } from './services.ts';
 import { openMigratedDb } from '../db/open-migrated-db.ts';
-import { clientKeyOf } from '../features/ratelimit/index.ts';
+import { clientKeyOf, isTrustedProxy } from '../features/ratelimit/index.ts';
 import { PATHS } from '../lib/paths.ts';
-import { answerProbe, requestIdOf } from '../lib/probes.ts';
+import { answerProbe, recentCheck, requestIdOf } from '../lib/probes.ts';
 import { createLogger } from '../server/log.ts';
 
 /**
@@ -41,7 +41,7 @@ export interface DevServices {
 export async function openDevServices(address: AddressInfo, env: NodeJS.ProcessEnv = process.env): Promise<DevServices> {
   const config = loadConfig(env);
   prepareDatabaseLocation(config.DATABASE_URL);
-  const log = createLogger({ level: config.LOG_LEVEL });
+  const log = createLogger({ level: config.LOG_LEVEL, secrets: secretValues(config) });
   const db = await openMigratedDb(config, {
     onMigration: (result) => {
       if (result.status === 'Success') log.info({ migration: result.migrationName }, 'migration applied');
@@ -52,8 +52,9 @@ export async function openDevServices(address: AddressInfo, env: NodeJS.ProcessE
   const services = createServices({ config, boundOrigin: `http://${host}:${address.port}`, db, log });
   log.info({ url: services.config.SITE_URL, database: db.target }, 'dev services ready');
 
+  const ready = recentCheck(() => db.ping());
   async function probe(res: ServerResponse, path: string): Promise<void> {
-    const answer = await answerProbe(path, () => db.ping(), { database: db.engine });
+    const answer = await answerProbe(path, ready, { database: db.engine });
     if (answer.failure !== undefined) log.warn({ err: answer.failure }, 'readiness check failed');
     res.writeHead(answer.status, answer.headers).end(answer.body);
   }
@@ -69,7 +70,7 @@ export async function openDevServices(address: AddressInfo, env: NodeJS.ProcessE
       }
       const locals: App.Locals = {
         services,
-        requestId: requestIdOf(req.headers['x-request-id']),
+        requestId: requestIdOf(isTrustedProxy(req.socket.remoteAddress, services.config.TRUST_PROXY) ? req.headers['x-request-id'] : undefined),
         clientKey: clientKeyOf(req.socket.remoteAddress, req.headers, services.config.TRUST_PROXY, services.config.RATE_LIMIT_IPV6_PREFIX),
       };
       Reflect.set(req, ASTRO_LOCALS, locals);

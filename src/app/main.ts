@@ -16,11 +16,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError, defaultOrigins, loadConfig, type Config } from './config.ts';
+import { ConfigError, defaultOrigins, loadConfig, secretValues, type Config } from './config.ts';
 import { prepareDatabaseLocation } from './database-location.ts';
 import type { AppHandle } from './app.ts';
 import { createLogger, flushLogger } from '../server/log.ts';
 import { redactUrlsIn } from '../lib/redact-url.ts';
+import { secretRedactor } from '../lib/redact-secrets.ts';
 import { unsupportedNodeLine } from '../lib/node-version.ts';
 import { chainOf, databaseFailure, EX_CONFIG, EX_NOINPUT, EX_NOPERM, EX_SOFTWARE, EX_UNAVAILABLE, firstLine, type Failure } from './exit-codes.ts';
 
@@ -44,7 +45,7 @@ try {
   throw error;
 }
 
-const log = createLogger({ level: config.LOG_LEVEL, buffered: config.NODE_ENV === 'production' });
+const log = createLogger({ level: config.LOG_LEVEL, buffered: config.NODE_ENV === 'production', secrets: secretValues(config) });
 // Astro's Node adapter installs an unhandledRejection listener that ignores rejections outside a
 // request, which also disables Node's default crash: log them here so a failing job or store is
 // seen. An uncaught exception leaves the process in an unknown state: log it and exit (a
@@ -119,7 +120,8 @@ function warnIfBuiltForAnotherOrigin(cfg: Config): void {
  * giving the app a bounded moment to release the database.
  */
 async function failStart(failure: Failure, error: unknown): Promise<never> {
-  const line = redactUrlsIn(failure.line);
+  // stderr gets what the log line gets: no URL password, no configured secret.
+  const line = secretRedactor(secretValues(config))(redactUrlsIn(failure.line));
   log.fatal({ exitCode: failure.exitCode, ...(failure.unexpected ? { err: error } : {}) }, line);
   flushLogger(log);
   process.stderr.write(`${line}\n`);

@@ -26,6 +26,33 @@ export async function answerProbe(path: string, ready: () => Promise<void>, deta
   }
 }
 
+/** How old a readiness result may be when it answers a probe. */
+export const READY_MAX_AGE_MS = 1_000;
+
+/**
+ * `check` behind a short memory: a result (success or failure) answers every caller for
+ * `maxAgeMs` after it came in, and while a check runs, callers wait for that one instead of
+ * starting another. So /readyz costs at most one database round trip a second however often it
+ * is polled (a probe flood cannot compete with contact writes for the pool), and a change of
+ * state shows within about a second. `now` is injectable for tests.
+ */
+export function recentCheck(check: () => Promise<void>, maxAgeMs = READY_MAX_AGE_MS, now: () => number = () => performance.now()): () => Promise<void> {
+  let running: Promise<void> | undefined;
+  let last: { at: number; result: Promise<void> } | undefined;
+  return () => {
+    if (running) return running;
+    if (last !== undefined && now() - last.at < maxAgeMs) return last.result;
+    const result = Promise.resolve().then(check);
+    running = result;
+    const settle = () => {
+      running = undefined;
+      last = { at: now(), result };
+    };
+    result.then(settle, settle);
+    return result;
+  };
+}
+
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Random per process (48 bits), so ids of two instances or two runs do not collide in merged logs. */
@@ -42,7 +69,7 @@ export function newRequestId(): string {
   return `${processPrefix}-${(++issued).toString(36)}`;
 }
 
-/** The caller's X-Request-Id when it is a sane token (it goes into logs), otherwise a new id. */
+/** `header` (a trusted proxy's X-Request-Id; the edge passes undefined otherwise) when it is a sane token (it goes into logs), otherwise a new id. */
 export function requestIdOf(header: string | string[] | undefined): string {
   return typeof header === 'string' && REQUEST_ID.test(header) ? header : newRequestId();
 }

@@ -43,6 +43,8 @@ export interface EdgeDeps {
   https: boolean;
   /** The site's public host, handed to Astro as Host (read per request, as above). */
   siteHost: () => string;
+  /** Whether the peer is a proxy TRUST_PROXY names: only then is its X-Request-Id taken. None: never. */
+  trustedProxy?: (req: IncomingMessage) => boolean;
   /** /readyz: resolves when the service can take writes, rejects with the reason otherwise. */
   ready: () => Promise<void>;
   /** Named in /readyz answers, e.g. `{ database: 'sqlite' }`. */

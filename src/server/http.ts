@@ -167,7 +167,9 @@ export function createEdge(deps: EdgeDeps): Edge {
     // Prebuilt files answer whatever the query string (?utm_source=… on a page, a cache-buster on
     // /api/news), like any static server; methods other than GET and HEAD get 405.
     const file = statics.get(pathname) ?? (pathname.length > 1 && pathname.endsWith('/') ? statics.get(pathname.slice(0, -1)) : undefined);
-    if (file && !isRead) {
+    // Pages, prebuilt or rendered per request, are documents: GET and HEAD only (RFC 9110
+    // section 15.5.6), refused here before Astro renders the whole page for a POST or OPTIONS.
+    if ((file || route.kind === 'page') && !isRead) {
       return sendError(res, route, head, new HttpError(405, 'method_not_allowed', { detail: `${pathname} only answers GET and HEAD.`, headers: { allow: 'GET, HEAD' } }));
     }
     if (isRead) {
@@ -217,7 +219,9 @@ export function createEdge(deps: EdgeDeps): Edge {
 
   function handle(req: IncomingMessage, res: ServerResponse): void {
     const started = performance.now();
-    const requestId = requestIdOf(req.headers['x-request-id']);
+    // A client's own X-Request-Id would let it choose what its log lines correlate with: taken
+    // only from a proxy TRUST_PROXY names (nginx sets its $request_id), otherwise ours.
+    const requestId = requestIdOf(deps.trustedProxy?.(req) === true ? req.headers['x-request-id'] : undefined);
 
     let url: RequestTarget | undefined;
     let refusal = 'The request target is not a valid path.';

@@ -1,8 +1,15 @@
 /**
  * Structured JSON-line logging (pino). One logger per process, created by the entry and passed
  * down; request lines carry the request id that is echoed in X-Request-Id.
+ *
+ * What a line may not carry, however it got there: a configured secret (every form of each value
+ * is blanked in the finished line, src/lib/redact-secrets.ts), a URL's password (blanked in
+ * errors and URL fields), a request or response body an error object holds (the AI SDK's
+ * `requestBodyValues` is the system prompt and every visitor turn; dropped from serialised
+ * errors), and secret header fields.
  */
 import { pino, type Logger, type LevelWithSilent } from 'pino';
+import { secretRedactor, type SecretRedactor } from '../lib/redact-secrets.ts';
 import { redactUrl, redactUrlsIn } from '../lib/redact-url.ts';
 
 export type { Logger };
@@ -13,11 +20,17 @@ export interface LogOptions {
   buffered?: boolean;
   /** Destination stream; stdout by default. Tests pass a collecting stream. */
   stream?: NodeJS.WritableStream;
+  /** The configured secret values (src/app/config.ts `secretValues`): never written, in any form. */
+  secrets?: readonly (string | undefined)[];
 }
 
-export function createLogger({ level, buffered = false, stream }: LogOptions): Logger {
+/** Each logger's secret redactor, for the access log's own writes (createRequestLog). */
+const redactors = new WeakMap<Logger, SecretRedactor>();
+
+export function createLogger({ level, buffered = false, stream, secrets = [] }: LogOptions): Logger {
   const destination = stream ?? pino.destination({ dest: 1, sync: !buffered, minLength: buffered ? 4096 : 0 });
-  return pino(
+  const redact = secretRedactor(secrets);
+  const log = pino(
     {
       level,
       base: { pid: process.pid },
@@ -25,9 +38,13 @@ export function createLogger({ level, buffered = false, stream }: LogOptions): L
       formatters: { level: (label) => ({ level: label }) },
       redact: { paths: SECRET_PATHS, censor },
       serializers: { err: serializeError },
+      // The finished line, whatever put the value where: message, stack, nested field, cause.
+      hooks: { streamWrite: redact },
     },
     destination,
   );
+  redactors.set(log, redact);
+  return log;
 }
 
 /** Access-log lines not yet handed to a logger's destination (see createRequestLog). */
@@ -65,11 +82,18 @@ function serializeError(error: unknown): unknown {
   return scrub(serialized, 0);
 }
 
+/**
+ * Fields of error objects that hold a request or response body (the AI SDK's APICallError
+ * carries `requestBodyValues`, the whole prompt with the visitor's turns, and `responseBody`):
+ * personal data and prompts stay out of the logs, which outlive contact retention and erasure.
+ */
+const BODY_FIELDS = new Set(['requestBodyValues', 'responseBody', 'body', 'prompt', 'messages']);
+
 function scrub(value: unknown, depth: number): unknown {
   if (typeof value === 'string') return redactUrlsIn(value);
   if (depth > 4 || typeof value !== 'object' || value === null) return value;
   if (Array.isArray(value)) return value.map((item) => scrub(item, depth + 1));
-  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, scrub(item, depth + 1)]));
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, BODY_FIELDS.has(key) ? '[omitted]' : scrub(item, depth + 1)]));
 }
 
 /** One request, as the access log records it. */
@@ -102,6 +126,8 @@ export function createRequestLog(log: Logger): (record: RequestRecord) => void {
   const prefix = (internals[pino.symbols.lsCacheSym] as Record<number, string> | undefined)?.[log.levels.values['info']!];
   const chindings = internals[pino.symbols.chindingsSym];
   const stream = internals[pino.symbols.streamSym] as { write(line: string): unknown } | undefined;
+  // A client can put anything in a path; a configured secret still never reaches the log.
+  const redact = redactors.get(log) ?? ((text: string) => text);
   const viaPino = (r: RequestRecord) => log.info({ reqId: r.reqId, method: r.method, path: r.path, status: r.status, ms: r.ms, aborted: r.aborted || undefined }, 'request');
   if (typeof prefix !== 'string' || typeof chindings !== 'string' || typeof stream?.write !== 'function' || log.levels.values['info'] !== 30) return viaPino;
   let lastMs = 0;
@@ -111,7 +137,7 @@ export function createRequestLog(log: Logger): (record: RequestRecord) => void {
     if (batch === '') return;
     const lines = batch;
     batch = '';
-    stream.write(lines);
+    stream.write(redact(lines));
   };
   pendingRequestLines.set(log, flush);
   return (r) => {

@@ -307,6 +307,8 @@ describe('limits and failures, checked against the OpenAPI document', () => {
   it('reports not ready with 503 once its database is gone', async () => {
     expect((await call(limited, 'GET', '/readyz')).body).toEqual({ status: 'ready', database: 'postgres' });
     await limitedDatabase.drop();
+    // Readiness answers from a result at most about a second old (src/lib/probes.ts).
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
     const down = await call(limited, 'GET', '/readyz');
     expect(down.status).toBe(503);
     expect(down.body).toMatchObject({ status: 'unavailable', database: 'postgres' });

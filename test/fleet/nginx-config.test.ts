@@ -1,9 +1,24 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { renderNginx } from '../../deploy/render-nginx.ts';
+import { countingServer } from '../helpers/outbound.ts';
+import { freePort, spawnOwned } from '../helpers/processes.ts';
+
+/** GET `path` from the proxy at 127.0.0.1:`port`, the connection coming from `from` (any 127.0.0.0/8 address). */
+function getFrom(from: string, port: number, path: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, localAddress: from }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
 
 /** `npm run -s fleet:nginx -- ARGS` as a shell runs it, in this checkout. */
 function fleetNginx(args: string): { status: number | null; stdout: string; stderr: string } {
@@ -35,6 +50,34 @@ describe('the nginx configuration', () => {
     const result = spawnSync('nginx', ['-t', '-c', conf], { encoding: 'utf8' });
     expect(result.stderr).toContain('test is successful');
     expect(result.status).toBe(0);
+  });
+
+  it("keeps the health checks for this host's own monitoring: another address gets 403 and reaches no instance", async () => {
+    const instance = await countingServer('127.0.0.1', (_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ready"}'));
+    const prefix = mkdtempSync(join(tmpdir(), 'nginx-probes-'));
+    const conf = join(prefix, 'nginx.conf');
+    const port = await freePort();
+    writeFileSync(conf, renderNginx({ listen: `127.0.0.1:${port}`, distClient: `${process.cwd()}/dist/client`, upstreams: [`127.0.0.1:${instance.port}`], prefix }));
+    const nginx = spawnOwned('nginx', ['-p', `${prefix}/`, '-c', conf, '-g', 'daemon off;']);
+    try {
+      // Until nginx listens.
+      for (let tries = 0; ; tries++) {
+        const ready = await getFrom('127.0.0.1', port, '/healthz').catch(() => 0);
+        if (ready === 200 || tries > 100) break;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const before = instance.hits.length;
+      expect(await getFrom('127.0.0.2', port, '/readyz')).toBe(403);
+      expect(await getFrom('127.0.0.2', port, '/healthz')).toBe(403);
+      expect(instance.hits.length).toBe(before);
+      expect(await getFrom('127.0.0.1', port, '/readyz')).toBe(200);
+      expect(instance.hits.slice(before)).toEqual(['/readyz']);
+      // The public paths still reach the instances from anywhere.
+      expect(await getFrom('127.0.0.2', port, '/api/news')).toBe(200);
+    } finally {
+      await nginx.stop('SIGTERM');
+      await instance.close();
+    }
   });
 
   it.each([

@@ -13,6 +13,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { Services } from '../../src/app/services.ts';
 import { handleChallenge, issueChallenge } from '../../src/features/contact/altcha.server.ts';
 import { handleContact } from '../../src/features/contact/handle-contact.ts';
+import { createDb } from '../../src/db/create-db.ts';
 import { startServer } from '../helpers/server.ts';
 import { ENGINES, countRows, json, testServices, useTestDb, validPayload } from './contact-fixtures.ts';
 
@@ -82,6 +83,16 @@ describe.each(ENGINES)('contact form posts and proof of work on %s', (engine) =>
       expect(await countRows(suite.db.handle)).toBe(0);
     });
 
+    it('is refused with 403 from a chat partner too: ALLOWED_ORIGINS is for the chat only', async () => {
+      const services = testServices(suite.db.handle, { SITE_URL: SITE, ALLOWED_ORIGINS: `${SITE},https://partner.example` });
+      for (const headers of [{ ...BROWSER, 'sec-fetch-site': 'cross-site', origin: 'https://partner.example' }, { accept: BROWSER.accept, origin: 'https://partner.example' }]) {
+        const response = await handleContact(formPost('name=Ada&work_email=ada%40example.com&priority=high', headers), services);
+        expect(response.status).toBe(403);
+        expect(await response.text()).toContain('A form posted from https://partner.example cannot send a contact request.');
+      }
+      expect(await countRows(suite.db.handle)).toBe(0);
+    });
+
     it('answers a filled honeypot like a success and stores nothing', async () => {
       const response = await handleContact(formPost('name=Bot&work_email=bot%40example.com&priority=high&website=http%3A%2F%2Fspam.example'), suite.services);
       expect(response.status).toBe(303);
@@ -123,6 +134,20 @@ describe.each(ENGINES)('contact form posts and proof of work on %s', (engine) =>
       expect(again.status).toBe(400);
       expect(await again.json()).toMatchObject({ code: 'challenge_replayed', title: 'Proof of work already used' });
       expect(await countRows(suite.db.handle)).toBe(1);
+    });
+
+    it('refuses a solution spent on another instance that shares the database', async () => {
+      // A second instance: its own connection pool, the same database (README, "Proof of work").
+      const other = createDb(suite.db.url);
+      try {
+        const payload = await solved();
+        expect((await handleContact(jsonPost({ ...validPayload, altcha: payload }), altcha)).status).toBe(200);
+        const elsewhere = await handleContact(jsonPost({ ...validPayload, message: 'Via the other instance', altcha: payload }), testServices(other, { CONTACT_ALTCHA_HMAC_KEY: KEY }));
+        expect(await elsewhere.json()).toMatchObject({ code: 'challenge_replayed' });
+        expect(await countRows(suite.db.handle)).toBe(1);
+      } finally {
+        await other.close();
+      }
     });
 
     it('lets a retry of the same submission through with its Idempotency-Key, and only that one', async () => {

@@ -71,7 +71,7 @@ describe.each(ENGINES)('contact outbox on %s', (engine) => {
 
   it('posts a pending submission to the webhook once and marks it delivered', async () => {
     const { id } = await queue();
-    const deps = { db: db.handle, webhookUrl: webhook.url, now: () => T0 + 10 };
+    const deps = { db: db.handle, webhookUrl: webhook.url, allowPrivate: true, now: () => T0 + 10 };
 
     expect(await deliverPending(deps)).toEqual({ delivered: 1, failed: 0 });
     expect(webhook.received).toHaveLength(1);
@@ -96,7 +96,7 @@ describe.each(ENGINES)('contact outbox on %s', (engine) => {
 
   it('leaves submissions stored without a webhook alone', async () => {
     await storeSubmission(db.handle, validPayload, { webhookEnabled: false, now: T0 });
-    expect(await deliverPending({ db: db.handle, webhookUrl: webhook.url, now: () => T0 + 10 })).toEqual({ delivered: 0, failed: 0 });
+    expect(await deliverPending({ db: db.handle, webhookUrl: webhook.url, allowPrivate: true, now: () => T0 + 10 })).toEqual({ delivered: 0, failed: 0 });
     expect(webhook.received).toHaveLength(0);
   });
 
@@ -107,7 +107,7 @@ describe.each(ENGINES)('contact outbox on %s', (engine) => {
       res.end();
     };
     let clock = T0;
-    const deps = { db: db.handle, webhookUrl: webhook.url, now: () => clock, random: () => 0.5 };
+    const deps = { db: db.handle, webhookUrl: webhook.url, allowPrivate: true, now: () => clock, random: () => 0.5 };
 
     expect(await deliverPending(deps)).toEqual({ delivered: 0, failed: 1 });
     // First failure: a 30 s step, half fixed and half jittered: 15 s + 0.5 x 15 s.
@@ -131,7 +131,7 @@ describe.each(ENGINES)('contact outbox on %s', (engine) => {
   it('gives up on a webhook that does not answer within the request timeout and records why', async () => {
     const { id } = await queue();
     webhook.respond = () => {}; // never answers
-    const result = await deliverPending({ db: db.handle, webhookUrl: webhook.url, now: () => T0 }, { requestTimeoutMs: 200 });
+    const result = await deliverPending({ db: db.handle, webhookUrl: webhook.url, allowPrivate: true, now: () => T0 }, { requestTimeoutMs: 200 });
     expect(result).toEqual({ delivered: 0, failed: 1 });
     expect(await row(id)).toMatchObject({ delivery_status: 'pending', delivery_attempts: 1, last_error: 'no answer within 200 ms' });
   });
@@ -140,7 +140,7 @@ describe.each(ENGINES)('contact outbox on %s', (engine) => {
     const { id } = await queue();
     const closedUrl = webhook.url;
     await webhook.stop();
-    const result = await deliverPending({ db: db.handle, webhookUrl: closedUrl, now: () => T0 });
+    const result = await deliverPending({ db: db.handle, webhookUrl: closedUrl, allowPrivate: true, now: () => T0 });
     expect(result).toEqual({ delivered: 0, failed: 1 });
     const stored = await row(id);
     expect(stored).toMatchObject({ delivery_status: 'pending', name: validPayload.name });
@@ -158,7 +158,7 @@ describe.each(ENGINES)('contact outbox on %s', (engine) => {
     const logged: Array<Record<string, unknown>> = [];
     const log = pino({ level: 'warn' }, { write: (line: string) => logged.push(JSON.parse(line) as Record<string, unknown>) });
     try {
-      const result = await deliverPending({ db: db.handle, webhookUrl: webhook.url, now: () => T0, random: () => 0.5, log });
+      const result = await deliverPending({ db: db.handle, webhookUrl: webhook.url, allowPrivate: true, now: () => T0, random: () => 0.5, log });
       expect(result).toEqual({ delivered: 0, failed: 1 });
       expect(webhook.ids()).toEqual([id]);
       expect(elsewhere.received).toEqual([]);
@@ -176,7 +176,7 @@ describe.each(ENGINES)('contact outbox on %s', (engine) => {
     webhook.respond = (res) => {
       res.writeHead(302, { location: 'https://deploy:s3cr3t-pw@elsewhere.example/hook' }).end();
     };
-    await deliverPending({ db: db.handle, webhookUrl: webhook.url, now: () => T0 });
+    await deliverPending({ db: db.handle, webhookUrl: webhook.url, allowPrivate: true, now: () => T0 });
     const stored = await row(id);
     expect(stored.last_error).toContain('elsewhere.example/hook');
     expect(stored.last_error).not.toContain('s3cr3t-pw');
@@ -189,7 +189,7 @@ describe.each(ENGINES)('contact outbox on %s', (engine) => {
     webhook.respond = (res) => setTimeout(() => res.end('ok'), 5);
     const second: DbHandle = createDb(db.url);
     try {
-      const deps = (handle: DbHandle) => ({ db: handle, webhookUrl: webhook.url, now: () => T0 + 1_000 });
+      const deps = (handle: DbHandle) => ({ db: handle, webhookUrl: webhook.url, allowPrivate: true, now: () => T0 + 1_000 });
       const [a, b] = await Promise.all([deliverPending(deps(db.handle)), deliverPending(deps(second))]);
       expect(a.delivered + b.delivered).toBe(12);
       expect(a.failed + b.failed).toBe(0);
@@ -205,8 +205,8 @@ describe.each(ENGINES)('contact outbox on %s', (engine) => {
   it('keeps answering contact submissions while the webhook hangs', async () => {
     await queue();
     webhook.respond = () => {};
-    const services = testServices(db.handle, { CONTACT_WEBHOOK_URL: webhook.url });
-    const run = deliverPending({ db: db.handle, webhookUrl: webhook.url }, { requestTimeoutMs: 1_000 });
+    const services = testServices(db.handle, { CONTACT_WEBHOOK_URL: webhook.url, CONTACT_WEBHOOK_ALLOW_PRIVATE: 'true' });
+    const run = deliverPending({ db: db.handle, webhookUrl: webhook.url, allowPrivate: true }, { requestTimeoutMs: 1_000 });
     await vi.waitFor(() => expect(webhook.received).toHaveLength(1));
 
     const response = await handleContact(contactRequest(json({ ...validPayload, name: 'During the outage' })), services);
@@ -217,7 +217,7 @@ describe.each(ENGINES)('contact outbox on %s', (engine) => {
   });
 
   it('polls on an interval once started and stops cleanly', async () => {
-    const services = testServices(db.handle, { CONTACT_WEBHOOK_URL: webhook.url });
+    const services = testServices(db.handle, { CONTACT_WEBHOOK_URL: webhook.url, CONTACT_WEBHOOK_ALLOW_PRIVATE: 'true' });
     const outbox = startOutbox({ services, intervalMs: 20 });
     try {
       const { id } = await queue({}, Date.now());
@@ -235,7 +235,7 @@ describe('contact outbox without a database', () => {
   it('reports the failure instead of throwing', async () => {
     const handle = createDb('postgres://postgres@127.0.0.1:1/contact');
     try {
-      const result = await deliverPending({ db: handle, webhookUrl: 'http://127.0.0.1:1/hook' });
+      const result = await deliverPending({ db: handle, webhookUrl: 'http://127.0.0.1:1/hook', allowPrivate: true });
       expect(result.delivered + result.failed).toBe(0);
       expect(String(result.error)).toContain('ECONNREFUSED');
     } finally {

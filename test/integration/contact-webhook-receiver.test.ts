@@ -69,7 +69,7 @@ describe.each(ENGINES)('examples/webhook-receiver.ts and the outbox on %s', (eng
   it('accepts a signed delivery once, and answers a redelivery of the same webhook-id without handling it again', async () => {
     const before = receiver.accepted().length;
     const id = await queue();
-    const deps = { db: db.handle, webhookUrl: receiver.url, signingSecret: secret };
+    const deps = { db: db.handle, webhookUrl: receiver.url, allowPrivate: true, signingSecret: secret };
     expect(await deliverPending(deps)).toEqual({ delivered: 1, failed: 0 });
     // A crash between the receiver's 2xx and our bookkeeping: the row is sent again, signed afresh.
     await db.handle.db.updateTable('contact_submission').set({ delivery_status: 'pending', next_attempt_at: 0 }).where('id', '=', id).execute();
@@ -80,10 +80,10 @@ describe.each(ENGINES)('examples/webhook-receiver.ts and the outbox on %s', (eng
   it('refuses a delivery signed with another secret (401, kept pending) and one without a signature', async () => {
     const before = receiver.accepted().length;
     const id = await queue();
-    expect(await deliverPending({ db: db.handle, webhookUrl: receiver.url, signingSecret: secretOf() })).toEqual({ delivered: 0, failed: 1 });
+    expect(await deliverPending({ db: db.handle, webhookUrl: receiver.url, allowPrivate: true, signingSecret: secretOf() })).toEqual({ delivered: 0, failed: 1 });
     expect(await status(id)).toEqual({ delivery_status: 'pending', last_error: 'HTTP 401 Unauthorized' });
     await db.handle.db.updateTable('contact_submission').set({ next_attempt_at: 0 }).where('id', '=', id).execute();
-    expect(await deliverPending({ db: db.handle, webhookUrl: receiver.url })).toEqual({ delivered: 0, failed: 1 });
+    expect(await deliverPending({ db: db.handle, webhookUrl: receiver.url, allowPrivate: true })).toEqual({ delivered: 0, failed: 1 });
     expect(receiver.accepted().length).toBe(before);
   });
 });

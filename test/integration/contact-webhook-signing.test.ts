@@ -78,7 +78,7 @@ describe.each(ENGINES)('signed contact webhooks on %s', (engine) => {
 
   it('signs a delivery so that a receiver verifying with standardwebhooks accepts it', async () => {
     const id = await queue();
-    expect(await deliverPending({ db: suite.db.handle, webhookUrl: receiver.url, signingSecret: secret })).toEqual({ delivered: 1, failed: 0 });
+    expect(await deliverPending({ db: suite.db.handle, webhookUrl: receiver.url, allowPrivate: true, signingSecret: secret })).toEqual({ delivered: 1, failed: 0 });
     const [delivery] = receiver.deliveries;
     expect(delivery!.verified).toEqual({ ok: true, payload: expect.objectContaining({ type: 'contact_submission', id, work_email: validPayload.work_email }) });
     expect(delivery!.headers).toMatchObject({
@@ -94,7 +94,7 @@ describe.each(ENGINES)('signed contact webhooks on %s', (engine) => {
     const id = await queue();
     receiver.failFirst = 2;
     let clock = Math.ceil(Date.now() / 1000) * 1000; // a whole second (and not before the submission), so the delays show whole in the header
-    const deps = { db: suite.db.handle, webhookUrl: receiver.url, signingSecret: secret, now: () => clock, random: () => 0.5 };
+    const deps = { db: suite.db.handle, webhookUrl: receiver.url, allowPrivate: true, signingSecret: secret, now: () => clock, random: () => 0.5 };
     expect(await deliverPending(deps)).toEqual({ delivered: 0, failed: 1 });
     clock += 22_500; // the first retry's delay with random() = 0.5 (retry-backoff.ts)
     expect(await deliverPending(deps)).toEqual({ delivered: 0, failed: 1 });
@@ -111,21 +111,21 @@ describe.each(ENGINES)('signed contact webhooks on %s', (engine) => {
 
   it('fails verification at a receiver holding another secret: the delivery is refused and stays pending', async () => {
     const id = await queue();
-    expect(await deliverPending({ db: suite.db.handle, webhookUrl: receiver.url, signingSecret: secretOf() })).toEqual({ delivered: 0, failed: 1 });
+    expect(await deliverPending({ db: suite.db.handle, webhookUrl: receiver.url, allowPrivate: true, signingSecret: secretOf() })).toEqual({ delivered: 0, failed: 1 });
     expect(receiver.deliveries.map((d) => d.verified)).toEqual([{ ok: false, error: 'No matching signature found' }]);
     expect(await row(id)).toMatchObject({ delivery_status: 'pending', last_error: 'HTTP 401 Unauthorized' });
   });
 
   it('sends no signature headers without a secret, and the verifying receiver refuses the delivery', async () => {
     await queue();
-    expect(await deliverPending({ db: suite.db.handle, webhookUrl: receiver.url })).toEqual({ delivered: 0, failed: 1 });
+    expect(await deliverPending({ db: suite.db.handle, webhookUrl: receiver.url, allowPrivate: true })).toEqual({ delivered: 0, failed: 1 });
     const [delivery] = receiver.deliveries;
     expect(Object.keys(delivery!.headers).filter((name) => name.startsWith('webhook-'))).toEqual([]);
     expect(delivery!.verified).toEqual({ ok: false, error: 'Missing required headers' });
   });
 
   it('signs with CONTACT_WEBHOOK_SECRET when the server runs the outbox', async () => {
-    const services = testServices(suite.db.handle, { CONTACT_WEBHOOK_URL: receiver.url, CONTACT_WEBHOOK_SECRET: secret });
+    const services = testServices(suite.db.handle, { CONTACT_WEBHOOK_URL: receiver.url, CONTACT_WEBHOOK_ALLOW_PRIVATE: 'true', CONTACT_WEBHOOK_SECRET: secret });
     const id = await queue();
     const outbox = startOutbox({ services, intervalMs: 20 });
     try {

@@ -12,7 +12,7 @@ import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { handleData } from '../../src/features/stats/data-handler.server.ts';
 import { createTempDatabase, pgAdminUrl, type TempDatabase } from '../helpers/postgres.ts';
 import { ENGINES, openTestDb, testServices, type TestDb, type TestEngine } from './contact-fixtures.ts';
@@ -263,15 +263,16 @@ describe.each(ENGINES)('readiness on %s when writes fail', (engine) => {
     await breaker.break(served.url);
     const refused = await postContact(origin, 'refused');
     expect(refused.status).toBe(502);
-    const notReady = await timedFetch(`${origin}/readyz`);
-    expect(notReady).toMatchObject({ status: 503, body: { status: 'unavailable', database: engine } });
-    // Still not ready on a second look: the probe write fails too, it is not a one-off flag.
+    // Readiness answers from a result at most about a second old (src/lib/probes.ts).
+    await vi.waitFor(async () => expect(await timedFetch(`${origin}/readyz`)).toMatchObject({ status: 503, body: { status: 'unavailable', database: engine } }), { timeout: 3_000, interval: 200 });
+    // Still not ready on a later look: the probe write fails too, it is not a one-off flag.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
     expect((await timedFetch(`${origin}/readyz`)).status).toBe(503);
     // The failures were the storage's own: disk full, read-only.
     expect(served.server.output.join('\n')).toMatch(engine === 'sqlite' ? /SQLITE_FULL/ : /read-only transaction/);
 
     await breaker.repair(served.url);
-    expect((await timedFetch(`${origin}/readyz`)).status).toBe(200);
+    await vi.waitFor(async () => expect((await timedFetch(`${origin}/readyz`)).status).toBe(200), { timeout: 3_000, interval: 200 });
     const accepted = await postContact(origin, 'accepted');
     expect(accepted.status).toBe(200);
     expect((await storedContacts(served.url)).map((row) => row.name)).toEqual(['accepted']);

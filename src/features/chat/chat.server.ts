@@ -13,6 +13,8 @@ import { corsHeaders, preflightHeaders } from '../../lib/cors.ts';
 import type { KnowledgeIndex } from './knowledge-index.ts';
 import type { LlmSettings } from './llm-assistant.server.ts';
 import { checkOrigin, originError, type OriginPolicy } from './origin-policy.ts';
+import { providerFailure } from './provider-failure.ts';
+import { isLoopbackHost, publicFetch } from '../../lib/outbound-guard.ts';
 import { formatSourcesLink, type ChatSource } from './sources.ts';
 
 /** What the chat needs from the process-wide services. */
@@ -140,7 +142,8 @@ async function prepareReply(messages: readonly ChatMessage[], signal: AbortSigna
       hits,
       siteUrl: services.config.SITE_URL,
       signal,
-      onError: (error) => services.log.warn({ err: error }, 'LLM stream failed mid-reply; ended it'),
+      // By name, status and host only (provider-failure.ts): no prompt, no visitor text, no key.
+      onError: (error) => services.log.warn({ llm: providerFailure(error, settings.baseUrl) }, 'LLM stream failed mid-reply; ended it'),
     });
     try {
       const first = await pieces.next();
@@ -148,7 +151,7 @@ async function prepareReply(messages: readonly ChatMessage[], signal: AbortSigna
       return { assistant: 'llm', sources: sourcesOf(hits), pieces: startingWith(first, pieces) };
     } catch (error) {
       // streamLlmReply only throws before its first piece: nothing was sent, answer anyway.
-      if (!signal.aborted) services.log.warn({ err: error }, 'LLM unavailable; the built-in assistant answers');
+      if (!signal.aborted) services.log.warn({ llm: providerFailure(error, settings.baseUrl) }, 'LLM unavailable; the built-in assistant answers');
     }
   }
   const reply = composeReply(messages, index, { siteUrl: services.config.SITE_URL });
@@ -244,5 +247,16 @@ async function* paced(text: string, delayMs: number, signal: AbortSignal): Async
 function llmSettings(services: ChatServices, deps: ChatDeps): LlmSettings | undefined {
   const { LLM_BASE_URL, LLM_MODEL, LLM_API_KEY, LLM_TIMEOUT_MS } = services.config;
   if (!LLM_BASE_URL || !LLM_MODEL) return undefined;
-  return { baseUrl: LLM_BASE_URL, model: LLM_MODEL, apiKey: LLM_API_KEY, timeoutMs: LLM_TIMEOUT_MS, fetch: deps.fetch };
+  return { baseUrl: LLM_BASE_URL, model: LLM_MODEL, apiKey: LLM_API_KEY, timeoutMs: LLM_TIMEOUT_MS, fetch: deps.fetch ?? llmFetch(services.config) };
+}
+
+/**
+ * The provider is reached through the outbound guard (src/lib/outbound-guard.ts) unless the
+ * operator put it on this machine (a loopback LLM_BASE_URL, e.g. Ollama) or on their own network
+ * (LLM_ALLOW_PRIVATE): a provider's redirect, or a DNS answer for its name, must not lead the
+ * request (and its key) into the operator's network. Undefined: the SDK's default fetch.
+ */
+export function llmFetch(config: Pick<ChatServices['config'], 'LLM_BASE_URL' | 'LLM_ALLOW_PRIVATE'>): typeof fetch | undefined {
+  if (config.LLM_ALLOW_PRIVATE || (config.LLM_BASE_URL !== undefined && isLoopbackHost(new URL(config.LLM_BASE_URL).hostname))) return undefined;
+  return publicFetch();
 }

@@ -1,17 +1,37 @@
 /**
  * What the chat widget writes into the page: reply text with its links, and an answer's list of
- * sources. Text goes in as text nodes, never as HTML; only site paths and http(s) URLs become
- * links, and links to other sites get rel="noopener noreferrer".
+ * sources. Text goes in as text nodes, never as HTML; only site paths and http(s) URLs without
+ * userinfo become links (linkTarget), and links to other sites get rel="noopener noreferrer".
  */
 import { parseSourcesLink, type ChatSource } from './sources.ts';
 
 /** Site paths ("/contact") and http(s) URLs in a reply. */
 const LINKS = /(https?:\/\/[^\s<>"']+|(?<![\w/.])\/[a-z0-9][\w\-./?=&#%]*)/gi;
 
-/** A link that opens another site without giving it this page (rel=noopener noreferrer). */
-function link(href: string, text: string): HTMLAnchorElement {
+/**
+ * `href` resolved against `base` when it may become a link: http(s) only (no `javascript:`,
+ * `data:`...), and without userinfo. `http://site@evil.example/` reads as "site" to a person
+ * but leads to evil.example (RFC 3986 section 7.6 warns of exactly this), and browsers allow it
+ * in links; undefined for anything else, which then stays plain text.
+ */
+export function linkTarget(href: string, base: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(href, base);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return undefined;
+  if (url.username !== '' || url.password !== '' || /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(href)) return undefined;
+  return url.href;
+}
+
+/** A link that opens another site without giving it this page (rel=noopener noreferrer); text when `href` may not be one. */
+function link(href: string, text: string): HTMLAnchorElement | Text {
+  const target = linkTarget(href, location.href);
+  if (target === undefined) return document.createTextNode(text);
   const anchor = document.createElement('a');
-  anchor.href = href;
+  anchor.href = target;
   anchor.textContent = text;
   if (anchor.origin !== location.origin) anchor.rel = 'noopener noreferrer';
   return anchor;
@@ -25,8 +45,8 @@ function link(href: string, text: string): HTMLAnchorElement {
 export function sourcesFrom(response: Pick<Response, 'headers' | 'url'>, base = location.href): ChatSource[] {
   return parseSourcesLink(response.headers.get('link')).flatMap((source) => {
     try {
-      const url = new URL(source.url, response.url || base);
-      return url.protocol === 'https:' || url.protocol === 'http:' ? [{ url: url.href, title: source.title }] : [];
+      const url = linkTarget(source.url, response.url || base);
+      return url === undefined ? [] : [{ url, title: source.title }];
     } catch {
       return [];
     }

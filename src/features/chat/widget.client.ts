@@ -8,13 +8,14 @@
  * While a reply streams, a Stop button takes the Send button's place and aborts the request
  * (AbortController); the server then stops generating. The pages an answer came from arrive in
  * the reply's `Link` header (rel="via", see sources.ts) and are listed as links under it.
- * Text is inserted as text nodes, never as HTML; only site paths and http(s) URLs become links.
+ * Text is inserted as text nodes, never as HTML; only site paths and http(s) URLs without userinfo
+ * become links, and sources restored from sessionStorage are checked as strictly as new ones.
  */
 import { findHooks } from '../../lib/dom-hooks.ts';
 import { PATHS } from '../../lib/paths.ts';
 import { describeWait, retryAfterSeconds } from '../../lib/retry-after.ts';
 import type { ChatSource } from './sources.ts';
-import { renderText, sourcesBox, sourcesFrom } from './widget-dom.client.ts';
+import { linkTarget, renderText, sourcesBox, sourcesFrom } from './widget-dom.client.ts';
 
 interface Turn {
   role: 'user' | 'assistant';
@@ -46,8 +47,15 @@ function loadTurns(): Turn[] {
   }
 }
 
-function isSource(value: unknown): value is ChatSource {
-  return typeof value === 'object' && value !== null && typeof (value as ChatSource).url === 'string' && typeof (value as ChatSource).title === 'string';
+/**
+ * A source worth restoring. sessionStorage is writable by any script of this origin (and by the
+ * visitor), so what comes back is checked as strictly as a Link header is (sourcesFrom): a
+ * `javascript:` or userinfo URL there must not become a link either.
+ */
+export function isSource(value: unknown): value is ChatSource {
+  if (typeof value !== 'object' || value === null) return false;
+  const { url, title } = value as Partial<ChatSource>;
+  return typeof url === 'string' && typeof title === 'string' && linkTarget(url, location.href) !== undefined;
 }
 
 function saveTurns(turns: readonly Turn[]): void {

@@ -5,6 +5,10 @@
  * the challenge is an HMAC-signed PBKDF2 puzzle the browser (the `altcha` widget) or an API
  * client (altcha-lib's `solveChallenge`) solves; the server checks it with one HMAC.
  *
+ * Spent solutions are remembered per database, not per key: instances that share a PostgreSQL
+ * database refuse a replay across the fleet, instances with separate SQLite files would each
+ * take a solution once (README, "Proof of work"). Sharing the HMAC key means sharing the database.
+ *
  * Deterministic mode (altcha-lib's `counter`): the server derives the key for a secret counter
  * and signs it (`keySignature`), so verifying costs one HMAC rather than a key derivation.
  */

@@ -53,8 +53,12 @@ export function wantsHtml(kind: BodyKind, accept: string | null): boolean {
 }
 
 export interface SameOriginPolicy {
-  /** Origins allowed besides the site's own (ALLOWED_ORIGINS). */
-  allowedOrigins: readonly string[];
+  /**
+   * The site's own origins: SITE_URL's, and for a loopback SITE_URL its localhost/127.0.0.1
+   * twin. Never ALLOWED_ORIGINS: those are chat partners, trusted to call the assistant from
+   * their pages, not to make a visitor's browser submit our contact form.
+   */
+  siteOrigins: readonly string[];
 }
 
 /**
@@ -63,10 +67,12 @@ export interface SameOriginPolicy {
  * rule is Go's net/http CrossOriginProtection (Filippo Valsorda, "CSRF", 2025): trust
  * `Sec-Fetch-Site` (Fetch Metadata) where the browser sends it; otherwise compare `Origin`
  * with the request's host; a request with neither comes from no browser and is no forgery.
+ * An Origin that is one of the site's own origins passes either way (a page on the loopback
+ * twin of the site's address is the same site to its operator).
  */
 export function checkSameOrigin(request: Request, policy: SameOriginPolicy): void {
   const origin = request.headers.get('origin');
-  if (origin !== null && policy.allowedOrigins.includes(origin)) return;
+  if (origin !== null && policy.siteOrigins.includes(origin)) return;
   const site = request.headers.get('sec-fetch-site');
   if (site !== null) {
     if (site === 'same-origin' || site === 'none') return;
@@ -80,6 +86,16 @@ export function checkSameOrigin(request: Request, policy: SameOriginPolicy): voi
     host = undefined;
   }
   if (host !== new URL(request.url).host) throw crossSite(origin);
+}
+
+/** SITE_URL's origin, and for a loopback one both spellings (localhost and 127.0.0.1). */
+export function siteOrigins(siteUrl: string): string[] {
+  const url = new URL(siteUrl);
+  const origins = new Set([url.origin]);
+  if (url.hostname === 'localhost' || url.hostname === '127.0.0.1') {
+    for (const host of ['localhost', '127.0.0.1']) origins.add(`${url.protocol}//${host}${url.port ? `:${url.port}` : ''}`);
+  }
+  return [...origins];
 }
 
 function crossSite(origin: string | null): HttpError {

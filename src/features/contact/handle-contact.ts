@@ -21,7 +21,7 @@ import { PATHS } from '../../lib/paths.ts';
 import { ALTCHA_FIELD } from './altcha.ts';
 import { spendSolution } from './altcha.server.ts';
 import { formPageResponse } from './contact-page.server.ts';
-import { bodyKindOf, checkFormRepresentation, checkSameOrigin, formFields, wantsHtml } from './contact-request.ts';
+import { bodyKindOf, checkFormRepresentation, checkSameOrigin, formFields, siteOrigins, wantsHtml } from './contact-request.ts';
 import { CONTACT_BODY, CONTACT_LIMITS, isHoneypotFilled, parseContactPayload, parseIdempotencyKey, type ContactPayload } from './contact.ts';
 import { IdempotencyKeyReused, storeSubmission, type StoreResult } from './contact.server.ts';
 
@@ -58,7 +58,7 @@ export async function handleContact(request: Request, services: Services, option
     const maxBytes = options.maxBodyBytes ?? CONTACT_LIMITS.bodyBytes;
     if (kind === 'form') {
       // A form body needs no CORS preflight, so any site could make a browser send one.
-      checkSameOrigin(request, { allowedOrigins: services.config.ALLOWED_ORIGINS });
+      checkSameOrigin(request, { siteOrigins: siteOrigins(services.config.SITE_URL) });
       checkFormRepresentation(request.headers);
       body = formFields(await readBodyBytes(request, maxBytes, CONTACT_BODY));
     } else {

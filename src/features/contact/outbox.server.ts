@@ -12,6 +12,12 @@
  * in the body to wherever the Location names (RFC 9110 section 15.4.8: a 307 or 308 repeats the
  * POST with its body), a place nobody configured.
  *
+ * Every delivery goes through the outbound guard (src/lib/outbound-guard.ts): a webhook URL whose
+ * host resolves to a loopback, private, link-local or other non-public address is refused, with
+ * the reason stored on the row, unless the operator set CONTACT_WEBHOOK_ALLOW_PRIVATE because the
+ * receiver is on their own network on purpose (a dev receiver on localhost, a service in the
+ * same VPC). Personal data must only leave for where somebody meant it to go.
+ *
  * The polling timer around `deliverPending` is jobs/outbox.ts.
  *
  * Delivery is at least once: if the process dies after the webhook's 2xx but before the row is
@@ -20,6 +26,8 @@
  * secret, also the Standard Webhooks headers (webhook-signing.ts), whose webhook-id is that same
  * value on every attempt and whose timestamp and signature are the attempt's own.
  */
+import type { LookupFunction } from 'node:net';
+import { createGuardedFetch, outboundRefusal, publicFetch } from '../../lib/outbound-guard.ts';
 import { redactUrlsIn } from '../../lib/redact-url.ts';
 import type { Logger } from 'pino';
 import type { DbHandle } from '../../db/create-db.ts';
@@ -34,6 +42,11 @@ export interface OutboxDeps {
   webhookUrl: string;
   /** CONTACT_WEBHOOK_SECRET (`whsec_...`): sign each delivery per Standard Webhooks; unset sends no signature headers. */
   signingSecret?: string | undefined;
+  /** CONTACT_WEBHOOK_ALLOW_PRIVATE: the receiver may be on a loopback or private address. */
+  allowPrivate?: boolean | undefined;
+  /** Tests: the resolver the outbound guard asks (dns.lookup by default). */
+  lookup?: LookupFunction | undefined;
+  /** Replaces the guarded fetch altogether (tests). */
   fetch?: typeof fetch;
   /** Epoch ms; Date.now by default. */
   now?: () => number;
@@ -66,7 +79,7 @@ const DEFAULTS = { batchSize: 20, requestTimeoutMs: 10_000 } as const;
 /** One run over the due rows. Never throws: failures are counted, logged and rescheduled. */
 export async function deliverPending(deps: OutboxDeps, options: DeliverOptions = {}): Promise<DeliverResult> {
   const now = deps.now ?? Date.now;
-  const doFetch = deps.fetch ?? fetch;
+  const doFetch = deps.fetch ?? webhookFetch(deps);
   const batchSize = options.batchSize ?? DEFAULTS.batchSize;
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs;
   const leaseMs = options.leaseMs ?? requestTimeoutMs + 60_000;
@@ -130,6 +143,12 @@ export async function deliverPending(deps: OutboxDeps, options: DeliverOptions =
   return result;
 }
 
+/** The fetch deliveries go through: guarded unless the operator allowed a private receiver. */
+export function webhookFetch(deps: Pick<OutboxDeps, 'allowPrivate' | 'lookup'>): typeof fetch {
+  if (deps.allowPrivate === true) return fetch;
+  return deps.lookup ? createGuardedFetch({ lookup: deps.lookup }) : publicFetch();
+}
+
 /** `status`: the webhook's HTTP status when it answered; absent when it did not (timeout, refused). */
 type Outcome = { ok: true } | { ok: false; status?: number; error: string };
 
@@ -160,6 +179,8 @@ async function post(doFetch: typeof fetch, url: string, row: ContactSubmissionRo
   } catch (error) {
     const err = error as Error & { cause?: { code?: string; message?: string } };
     if (err.name === 'TimeoutError') return { ok: false, error: `no answer within ${timeoutMs} ms` };
+    const refusal = outboundRefusal(error);
+    if (refusal) return { ok: false, error: `refused: ${refusal.message}; set CONTACT_WEBHOOK_ALLOW_PRIVATE=true if the receiver is on this network on purpose` };
     const cause = err.cause?.code ?? err.cause?.message;
     return { ok: false, error: cause ? `${err.message} (${cause})` : err.message };
   }

@@ -66,6 +66,18 @@ export function clientKeyOf(remoteAddress: string | undefined, headers: Incoming
   return keyOfAddress(client, ipv6Prefix);
 }
 
+/**
+ * Whether the TCP peer is a proxy `trust` names: any peer for a hop count (the operator says
+ * every request comes through one), a peer inside the list's ranges otherwise, never for none.
+ * Headers such a proxy writes (X-Request-Id) may be believed; a client's own may not.
+ */
+export function isTrustedProxy(remoteAddress: string | undefined, trust: TrustProxy): boolean {
+  if (trust.kind === 'none') return false;
+  if (trust.kind === 'hops') return true;
+  const peer = parseAddress(remoteAddress);
+  return peer !== null && inRanges(peer, rangesOf(trust.cidrs));
+}
+
 /** The rate-limit key of an address: IPv4 itself, IPv6 its network of `ipv6Prefix` bits (1-128). */
 export function keyOfAddress(address: Address, ipv6Prefix = DEFAULT_IPV6_PREFIX): string {
   if (address.kind() === 'ipv4') return address.toString();

@@ -1,7 +1,7 @@
 /** The rate-limit feature's public surface (issue 4): policies, client identity, stores, headers. */
 export { policiesFromConfig } from './policies.ts';
 export type { RateLimitConfig, RateClass, Window } from './policies.ts';
-export { clientKeyOf } from './client-key.ts';
+export { clientKeyOf, isTrustedProxy } from './client-key.ts';
 export type { Decision, RateLimitStore, WindowState } from './limiter.ts';
 export { createMemoryStore } from './memory-store.ts';
 export type { MemoryStore, MemoryStoreOptions } from './memory-store.ts';

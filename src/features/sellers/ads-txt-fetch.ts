@@ -10,12 +10,20 @@
  *   any other 4xx (404 above all) means the site has no such file; 5xx is an outage;
  * - a time limit per request and a size limit on the body: a crawler must not hang on, or
  *   buffer, whatever a server sends. The spec sets neither; 10 s and 1 MiB are ours (the largest
- *   real ads.txt files, of big publishers, are a few hundred KiB).
+ *   real ads.txt files, of big publishers, are a few hundred KiB);
+ * - every request, each redirect hop included, goes through the outbound guard
+ *   (src/lib/outbound-guard.ts): a domain or a Location that resolves to a loopback, private,
+ *   link-local or other non-public address is refused, never fetched. A sellers file is edited by
+ *   people and a redirect by anyone; a crawler of third-party sites must never reach the
+ *   operator's own network. Such a refusal is a mismatch (the seller's site is not a public
+ *   one), not an outage, and there is no opt-in.
  *
  * `baseUrl` (for tests only) sends every request to `<baseUrl>/<scheme>/<host><path>` instead,
  * so a local fixture server can play any number of sites; the rules above still apply to the
- * logical URLs.
+ * logical URLs, the guard's too when a `lookup` answers for their names.
  */
+import type { LookupFunction } from 'node:net';
+import { createGuardedFetch, outboundRefusal, publicFetch, refusalOf, type OutboundRefusedError } from '../../lib/outbound-guard.ts';
 import { rootDomainOf } from './root-domain.ts';
 
 export type FetchOutcome =
@@ -30,6 +38,8 @@ export interface FetchOptions {
   maxBytes: number;
   /** Tests: route requests to a fixture server (see above). */
   baseUrl?: string | undefined;
+  /** Tests: the resolver the guard asks (dns.lookup by default). */
+  lookup?: LookupFunction | undefined;
 }
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -54,6 +64,22 @@ function networkReason(error: unknown, timeoutMs: number): string {
 
 class TooLarge extends Error {}
 
+/** Guarded fetches by injected resolver: one keep-alive pool per resolver, not per request. */
+const guardedByLookup = new WeakMap<LookupFunction, typeof fetch>();
+
+function fetchFor(options: FetchOptions): typeof fetch {
+  // Test mode: the fixture server named by baseUrl is where every request goes (see above).
+  if (options.baseUrl !== undefined) return fetch;
+  if (options.lookup === undefined) return publicFetch();
+  let guarded = guardedByLookup.get(options.lookup);
+  if (guarded === undefined) guardedByLookup.set(options.lookup, (guarded = createGuardedFetch({ lookup: options.lookup })));
+  return guarded;
+}
+
+function refused(url: URL, refusal: OutboundRefusedError): FetchOutcome {
+  return { kind: 'missing', reason: `refused ${url.href}: ${refusal.message}; a seller's site must be on a public address` };
+}
+
 /** The body as UTF-8 text, refusing more than `maxBytes`. */
 async function readBounded(response: Response, maxBytes: number): Promise<string> {
   const declared = Number(response.headers.get('content-length'));
@@ -72,15 +98,23 @@ async function readBounded(response: Response, maxBytes: number): Promise<string
 async function fetchFrom(start: URL, rootDomain: string, options: FetchOptions): Promise<FetchOutcome> {
   let url = start;
   let leftRoot = false;
+  const doFetch = fetchFor(options);
   for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
+    if (options.baseUrl !== undefined && options.lookup !== undefined) {
+      // Test mode dials the fixture, not this host: judge the logical name the same way.
+      const refusal = await refusalOf(url.hostname, { lookup: options.lookup }).catch(() => undefined);
+      if (refusal) return refused(url, refusal);
+    }
     let response: Response;
     try {
-      response = await fetch(physicalUrl(url, options.baseUrl), {
+      response = await doFetch(physicalUrl(url, options.baseUrl), {
         redirect: 'manual',
         signal: AbortSignal.timeout(options.timeoutMs),
         headers: { accept: 'text/plain' },
       });
     } catch (error) {
+      const refusal = outboundRefusal(error);
+      if (refusal) return refused(url, refusal);
       return { kind: 'unreachable', reason: `${url.href}: ${networkReason(error, options.timeoutMs)}`, network: true };
     }
     if (REDIRECTS.has(response.status)) {

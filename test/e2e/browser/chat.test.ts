@@ -132,4 +132,38 @@ describe('the chat widget', () => {
       expect(await page.getByRole('heading', { level: 1 }).textContent()).toContain(title);
     });
   });
+
+  it('restores a saved conversation without turning unsafe sources or userinfo URLs into links', async () => {
+    await withPage(browser, async (page) => {
+      // What another script of the origin (or the visitor) could have left in sessionStorage.
+      await page.addInitScript(() => {
+        const turns = [
+          { role: 'user', content: 'Where is the news?' },
+          {
+            role: 'assistant',
+            content: 'See http://site@evil.example/login or /news/ for more.',
+            sources: [
+              { url: 'javascript:alert(document.domain)', title: 'Script source' },
+              { url: 'http://user:pw@evil.example/', title: 'Userinfo source' },
+              { url: '/news/', title: 'News' },
+            ],
+          },
+        ];
+        sessionStorage.setItem('site-assistant:conversation:v1', JSON.stringify(turns));
+      });
+      await page.goto(`${site.url}/`, { waitUntil: 'networkidle' });
+      await page.getByRole('button', { name: 'Ask the assistant' }).click();
+      await page.getByRole('dialog', { name: 'Site assistant' }).waitFor({ state: 'visible' });
+      const log = page.getByRole('log', { name: 'Conversation' });
+      await log.getByText('Where is the news?').waitFor();
+      const links = await page.$$eval('[data-chat-log] a', (anchors) => anchors.map((a) => ({ href: a.getAttribute('href'), text: a.textContent })));
+      expect(links).toEqual([
+        { href: `${site.url}/news/`, text: '/news/' },
+        { href: `${site.url}/news/`, text: 'News' },
+      ]);
+      // The userinfo URL is still there to read, as text.
+      expect(await page.locator('[data-chat-log] .chat-msg--assistant').first().textContent()).toBe('See http://site@evil.example/login or /news/ for more.');
+      expect(await page.locator('[data-chat-log]').textContent()).not.toContain('Script source');
+    });
+  });
 });
