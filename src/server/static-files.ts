@@ -95,6 +95,8 @@ export class StaticFiles {
 
   /** The coding to answer with (content-coding.ts `preferredCoding`); undefined: identity. */
   codingFor(file: StaticFile, acceptEncoding: string | undefined): Coding | undefined {
+    // Most API clients send no Accept-Encoding: identity, without making the closure.
+    if (acceptEncoding === undefined || (file.br === undefined && file.gzip === undefined)) return undefined;
     return preferredCoding((coding) => file[coding] !== undefined, acceptEncoding);
   }
 
