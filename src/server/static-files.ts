@@ -14,7 +14,6 @@ import type { ReadStream } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LRUCache } from 'lru-cache';
-import type { Logger } from 'pino';
 import { HttpError } from '../lib/http-error.ts';
 import { strongEtag } from '../lib/http-validators.ts';
 import { preferredCoding, type Coding } from './content-coding.ts';
@@ -22,8 +21,9 @@ import { readStaticManifest, STATIC_MANIFEST_PATH, VARIANT_SUFFIX, type StaticEn
 
 /** One file on disk that answers a path in one coding. */
 export interface StaticBody {
-  /** Absolute path. */
-  path: string;
+  /** Path below dist/client: the file's, shared by its codings, and the coding's suffix (`.br`, `.gz`). */
+  file: string;
+  suffix: '' | '.br' | '.gz';
   size: number;
   /** `strongEtag` of its bytes, as the build saw them. */
   digest: string;
@@ -50,7 +50,8 @@ const STREAM_ABOVE_SHARE = 8;
 export interface StaticFilesOptions {
   /** Bound of the hot cache, in bytes (STATIC_CACHE_MAX_BYTES). */
   maxBytes: number;
-  log: Pick<Logger, 'warn'>;
+  /** Told once per file that changed on disk (a pino logger fits). */
+  log: { warn(fields: object, message: string): void };
 }
 
 export class StaticFiles {
@@ -60,9 +61,11 @@ export class StaticFiles {
   readonly #reading = new Map<StaticBody, Promise<Buffer>>();
   /** Files already reported as changed: one log line each (their number is bounded by the manifest). */
   readonly #reported = new Set<string>();
-  readonly #log: Pick<Logger, 'warn'>;
+  readonly #log: StaticFilesOptions['log'];
+  readonly #clientDir: string;
 
-  constructor(files: Map<string, StaticFile>, { maxBytes, log }: StaticFilesOptions) {
+  constructor(clientDir: string, files: Map<string, StaticFile>, { maxBytes, log }: StaticFilesOptions) {
+    this.#clientDir = clientDir;
     this.#files = files;
     this.#log = log;
     this.#streamAbove = Math.floor(maxBytes / STREAM_ABOVE_SHARE);
@@ -77,8 +80,11 @@ export class StaticFiles {
     const manifest = await readStaticManifest(join(distDir, STATIC_MANIFEST_PATH));
     const clientDir = join(distDir, 'client');
     const files = new Map<string, StaticFile>();
+    // JSON.parse gives every entry its own copy of "text/html; charset=utf-8" and the like: share one.
+    const shared = new Map<string, string>();
+    const intern = (text: string): string => shared.get(text) ?? (shared.set(text, text), text);
     for (const [urlPath, entry] of Object.entries(manifest.files)) {
-      const file = staticFileOf(clientDir, entry);
+      const file = staticFileOf(entry, intern);
       files.set(urlPath, file);
       if (urlPath.endsWith('/index.html')) {
         const dir = urlPath.slice(0, -'index.html'.length);
@@ -86,7 +92,7 @@ export class StaticFiles {
         if (dir !== '/') files.set(dir.slice(0, -1), file);
       }
     }
-    return new StaticFiles(files, options);
+    return new StaticFiles(clientDir, files, options);
   }
 
   get(urlPath: string): StaticFile | undefined {
@@ -155,7 +161,7 @@ export class StaticFiles {
   async #open(body: StaticBody): Promise<FileHandle> {
     let handle: FileHandle;
     try {
-      handle = await open(body.path, 'r');
+      handle = await open(this.#pathOf(body), 'r');
     } catch (error) {
       throw this.#changed(body, `it cannot be opened (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
     }
@@ -169,12 +175,17 @@ export class StaticFiles {
     }
   }
 
+  #pathOf(body: StaticBody): string {
+    return join(this.#clientDir, body.file + body.suffix);
+  }
+
   #changed(body: StaticBody, what: string): HttpError {
-    if (!this.#reported.has(body.path)) {
-      this.#reported.add(body.path);
+    const path = this.#pathOf(body);
+    if (!this.#reported.has(path)) {
+      this.#reported.add(path);
       this.#log.warn(
-        { file: body.path },
-        `a prebuilt file changed since start-up: ${body.path}: ${what}; answering 503 for it. Was a build run over the live DIST_DIR? Build into a new directory and restart (README "Static files")`,
+        { file: path },
+        `a prebuilt file changed since start-up: ${path}: ${what}; answering 503 for it. Was a build run over the live DIST_DIR? Build into a new directory and restart (README "Static files")`,
       );
     }
     return new HttpError(503, 'service_unavailable', {
@@ -185,15 +196,14 @@ export class StaticFiles {
   }
 }
 
-function staticFileOf(clientDir: string, entry: StaticEntry): StaticFile {
-  const path = join(clientDir, entry.file);
+function staticFileOf(entry: StaticEntry, intern: (text: string) => string): StaticFile {
   const file: StaticFile = {
-    contentType: entry.contentType,
+    contentType: intern(entry.contentType),
     etag: entry.etag,
-    cacheControl: entry.cacheControl,
-    identity: { path, size: entry.size, digest: entry.etag },
+    cacheControl: intern(entry.cacheControl),
+    identity: { file: entry.file, suffix: '', size: entry.size, digest: entry.etag },
   };
-  if (entry.br) file.br = { path: path + VARIANT_SUFFIX.br, ...entry.br };
-  if (entry.gzip) file.gzip = { path: path + VARIANT_SUFFIX.gzip, ...entry.gzip };
+  if (entry.br) file.br = { file: entry.file, suffix: VARIANT_SUFFIX.br, size: entry.br.size, digest: entry.br.digest };
+  if (entry.gzip) file.gzip = { file: entry.file, suffix: VARIANT_SUFFIX.gzip, size: entry.gzip.size, digest: entry.gzip.digest };
   return file;
 }
