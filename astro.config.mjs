@@ -6,6 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { devServices } from './src/app/dev-integration.ts';
 import { serverBundle } from './src/app/server-bundle.ts';
 import { articleLastmods } from './src/features/news/article-meta.ts';
+import { staticManifestIntegration } from './src/server/precompress.ts';
 
 // Pages and the read APIs are prerendered (`output: 'static'`); only routes that opt out with
 // `export const prerender = false` run on the server. The Node adapter builds in middleware mode
@@ -37,7 +38,9 @@ export default defineConfig({
   // `astro dev` the services the production edge builds (src/app/dev-integration.ts); serverBundle
   // compiles the production server into the build (src/app/server-bundle.ts).
   // `lastmod` of the article pages and /news/ comes from the articles' publication times.
-  integrations: [sitemap({ customPages: [new URL('/stats/', site).href], serialize: withLastmod }), devServices(), serverBundle()],
+  // staticManifestIntegration comes last: it precompresses dist/client and describes it for the
+  // server (src/server/precompress.ts) once every other integration has written its files.
+  integrations: [sitemap({ customPages: [new URL('/stats/', site).href], serialize: withLastmod }), devServices(), serverBundle(), staticManifestIntegration()],
   // The adapter would otherwise enable filesystem sessions; nothing here uses them.
   session: false,
   // CSP hashes for every script and style Astro emits (no 'unsafe-inline'). Astro's checkOrigin

@@ -8,7 +8,7 @@
  * `nginx -t -c FILE` as it is. `--prefix DIR` (an existing folder the nginx user can write) puts
  * them there instead, for an unprivileged nginx (the fleet test, the compose image).
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ParseArgsOptionsConfig } from 'node:util';
@@ -20,15 +20,21 @@ export interface NginxOptions {
   upstreams: string[];
   /** Folder of the pid file, error log and temporary files; unset: nginx's own defaults. */
   prefix?: string;
+  /** Load Debian's brotli_static module and serve the build's `.br` copies (default: off). */
+  brotliStatic?: boolean;
 }
+
+/** Where Debian's libnginx-mod-http-brotli-static installs the module the template loads. */
+export const BROTLI_STATIC_MODULE = '/usr/lib/nginx/modules/ngx_http_brotli_static_module.so';
 
 const TEMPLATE = fileURLToPath(new URL('./nginx.conf.template', import.meta.url));
 const DEFAULT_DIST = fileURLToPath(new URL('../dist/client', import.meta.url));
 
-export function renderNginx({ listen, distClient, upstreams, prefix }: NginxOptions): string {
+export function renderNginx({ listen, distClient, upstreams, prefix, brotliStatic = false }: NginxOptions): string {
   const servers = upstreams.map((u) => `    server ${u} max_fails=1 fail_timeout=2s;`).join('\n');
   const template = readFileSync(TEMPLATE, 'utf8');
-  const text = prefix === undefined ? template.replace(/^.*@PREFIX@.*\n/gm, '') : template.replaceAll('@PREFIX@', resolve(prefix));
+  const withBrotli = brotliStatic ? template.replaceAll('@BROTLI@', '').replaceAll('@BROTLI_STATIC_MODULE@', BROTLI_STATIC_MODULE) : template.replace(/^.*@BROTLI@.*\n/gm, '');
+  const text = prefix === undefined ? withBrotli.replace(/^.*@PREFIX@.*\n/gm, '') : withBrotli.replaceAll('@PREFIX@', resolve(prefix));
   return text.replaceAll('@LISTEN@', listen).replaceAll('@DIST_CLIENT@', resolve(distClient)).replaceAll('@UPSTREAMS@', servers);
 }
 
@@ -60,18 +66,21 @@ export function pathProblem(text: string): string | undefined {
 }
 
 const USAGE = {
-  synopsis: 'npm run -s fleet:nginx -- [--listen HOST:PORT|PORT] --upstream HOST:PORT [--upstream HOST:PORT]... [--dist /ABS/DIR] [--prefix /ABS/DIR] > nginx.conf',
+  synopsis: 'npm run -s fleet:nginx -- [--listen HOST:PORT|PORT] --upstream HOST:PORT [--upstream HOST:PORT]... [--dist /ABS/DIR] [--prefix /ABS/DIR] [--brotli-static auto|on|off] > nginx.conf',
   options: {
     listen: { type: 'string', default: '127.0.0.1:8080' },
     upstream: { type: 'string', multiple: true },
     dist: { type: 'string', default: DEFAULT_DIST },
     prefix: { type: 'string' },
+    'brotli-static': { type: 'string', default: 'auto' },
   },
   details: [
     '  --listen    address nginx listens on (default 127.0.0.1:8080)',
     '  --upstream  an instance, HOST:PORT; at least one, repeat for each',
     "  --dist      absolute path of the build's dist/client (default: this checkout's)",
     "  --prefix    existing folder for the pid file, error log and temporary files (default: nginx's own paths)",
+    `  --brotli-static  serve the build's .br copies with Debian's libnginx-mod-http-brotli-static: on, off, or auto`,
+    `              (default: on when ${BROTLI_STATIC_MODULE} exists on this machine; the .gz copies are always served)`,
   ].join('\n'),
 } satisfies Usage<ParseArgsOptionsConfig>;
 
@@ -84,9 +93,12 @@ if (import.meta.main) {
       ...upstreams.map((v) => addressProblem(v, false)).map((p) => p && `--upstream ${p}`),
       ...[values.dist].map(pathProblem).map((p) => p && `--dist ${p}`),
       ...(values.prefix === undefined ? [] : [pathProblem(values.prefix)].map((p) => p && `--prefix ${p}`)),
+      ...(['auto', 'on', 'off'].includes(values['brotli-static']) ? [] : [`--brotli-static must be auto, on or off, got ${JSON.stringify(values['brotli-static'])}`]),
     ].filter((p): p is string => p !== undefined);
     if (problems.length > 0) throw new UsageError(problems.join('; '));
-    stdout.write(renderNginx({ listen: values.listen, distClient: values.dist, upstreams, ...(values.prefix === undefined ? {} : { prefix: values.prefix }) }));
+    // auto: the nginx that will run the file is taken to be this machine's (render on the proxy host).
+    const brotliStatic = values['brotli-static'] === 'auto' ? existsSync(BROTLI_STATIC_MODULE) : values['brotli-static'] === 'on';
+    stdout.write(renderNginx({ listen: values.listen, distClient: values.dist, upstreams, brotliStatic, ...(values.prefix === undefined ? {} : { prefix: values.prefix }) }));
     return 0;
   });
 }

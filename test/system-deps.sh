@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Run before `npm test`: the suite drives real programs from Debian's packages: PostgreSQL and
 # Redis (test/global-setup.ts starts private servers of both; none needs to be running), nginx
-# (fleet test) and Chromium (page tests). Install whichever is missing when we can (root with
-# apt-get), otherwise say exactly what to install.
+# with its brotli_static module (fleet test) and Chromium (page tests). Install whichever is
+# missing when we can (root with apt-get), otherwise say exactly what to install.
 set -euo pipefail
 missing=()
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing+=(nginx-light)
+# nginx's brotli_static, which deploy/render-nginx.ts loads where it is installed (test/fleet/nginx-config.test.ts).
+[ -e /usr/lib/nginx/modules/ngx_http_brotli_static_module.so ] || missing+=(libnginx-mod-http-brotli-static)
 command -v chromium >/dev/null || [ -x /usr/bin/chromium ] || missing+=(chromium)
 # The private cluster needs the server binaries (initdb, postgres), not only the client.
 compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || missing+=(postgresql)

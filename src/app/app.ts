@@ -18,7 +18,7 @@ import { routeHandlers } from './route-handlers.ts';
 import type { Logger } from '../server/log.ts';
 import { ResponseCache } from '../server/response-cache.ts';
 import { createEdgeLimiter } from './edge-limiter.ts';
-import { loadStaticFiles } from '../server/static-files.ts';
+import { StaticFiles } from '../server/static-files.ts';
 import { recentCheck } from '../lib/probes.ts';
 
 /** Upper bound on how stale a cached response may be on an instance that missed a purge. */
@@ -50,7 +50,14 @@ export async function createApp(config: Config, log: Logger): Promise<AppHandle>
     await handle.close();
     throw new Error(`Cannot load the Astro build at ${entry}: run \`npm run build\` first.`, { cause: error });
   }
-  const statics = await loadStaticFiles(join(distDir, 'client'));
+  let statics: StaticFiles;
+  try {
+    // The build's manifest only: bodies are read when first asked for (src/server/static-files.ts).
+    statics = await StaticFiles.load(distDir, { maxBytes: config.STATIC_CACHE_MAX_BYTES, log });
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
   const cache = new ResponseCache({ maxBytes: config.RESPONSE_CACHE_MAX_BYTES, maxTtlMs: CACHE_MAX_TTL_MS });
 
   // Set by listen(), synchronously in the bind callback, so before any request can arrive.

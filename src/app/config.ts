@@ -41,6 +41,12 @@ export const EnvSchema = z.object({
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
   /** Upper bound of the in-memory response cache, in bytes. */
   RESPONSE_CACHE_MAX_BYTES: positiveInt.default(32 * 1024 * 1024),
+  /**
+   * Upper bound of the in-memory copies of prebuilt files (the variants actually served), in
+   * bytes. The hot set (home, news list, recent articles, hashed CSS/JS, /api/news, sellers.json,
+   * in the codings clients ask for) is a few MiB at most; the rest is read from disk on demand.
+   */
+  STATIC_CACHE_MAX_BYTES: positiveInt.default(16 * 1024 * 1024),
   /** SQLite `synchronous` pragma: NORMAL survives a process kill in WAL mode, FULL also a power cut. */
   SQLITE_SYNCHRONOUS: z.enum(['NORMAL', 'FULL']).default('NORMAL'),
 

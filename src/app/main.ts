@@ -6,11 +6,12 @@
  * the failures an operator causes and fixes) and an exit status from sysexits.h, so a supervisor
  * can tell a configuration mistake, which restarting will not fix, from an outage, which it may:
  *   78 EX_CONFIG       an unsupported Node.js, a variable is invalid, DATABASE_URL cannot be created or opened, HOST is
- *                      not an address of this machine, the database refuses the credentials
+ *                      not an address of this machine, the database refuses the credentials, the build's
+ *                      static manifest is malformed (run `npm run build`)
  *   77 EX_NOPERM       not allowed to listen on PORT (EACCES: below 1024 without privilege)
  *   75 EX_TEMPFAIL     the database stayed locked past its budget (run again)
  *   69 EX_UNAVAILABLE  PORT is in use (EADDRINUSE); the database cannot be reached
- *   66 EX_NOINPUT      no Astro build in DIST_DIR (run `npm run build`)
+ *   66 EX_NOINPUT      no Astro build in DIST_DIR, or one without its static manifest (run `npm run build`)
  *   70 EX_SOFTWARE     anything else: a failed migration, an unexpected error (stack logged),
  *                      an uncaught exception while serving
  */
@@ -22,6 +23,7 @@ import type { AppHandle } from './app.ts';
 import { createLogger, flushLogger } from '../server/log.ts';
 import { redactUrlsIn } from '../lib/redact-url.ts';
 import { secretRedactor } from '../lib/redact-secrets.ts';
+import { StaticManifestError } from '../server/static-manifest.ts';
 import { unsupportedNodeLine } from '../lib/node-version.ts';
 import { chainOf, databaseFailure, EX_CONFIG, EX_NOINPUT, EX_NOPERM, EX_SOFTWARE, EX_UNAVAILABLE, firstLine, type Failure } from './exit-codes.ts';
 
@@ -136,6 +138,11 @@ function buildFailure(error: unknown, cfg: Config): Failure {
   const top = chainOf(error)[0]?.message ?? '';
   if (chainOf(error).some((e) => e.code === 'ERR_MODULE_NOT_FOUND') && /Astro build/.test(top)) {
     return { exitCode: EX_NOINPUT, line: `start-up failed: no Astro build in DIST_DIR (${cfg.DIST_DIR}): run \`npm run build\` first` };
+  }
+  if (error instanceof StaticManifestError) {
+    // A build from before manifests, or an interrupted one, is "no build" (66); one that is there
+    // but unreadable is a configuration to fix (78). Either way the fix is a new build.
+    return { exitCode: error.reason === 'missing' ? EX_NOINPUT : EX_CONFIG, line: `start-up failed: ${error.message}` };
   }
   const failure = databaseFailure(error, cfg.DATABASE_URL);
   return { ...failure, line: `start-up failed: ${failure.line}` };

@@ -19,7 +19,10 @@ import { readStrictQuery } from './strict-query.ts';
 import { createStoredHeads, setHeaderIn, type Head } from './head.ts';
 import { keepEdgeCspOnWriteHead, securityHeaders } from './security.ts';
 import { ifNoneMatchMatches } from '../lib/http-validators.ts';
-import { negotiate, type StaticFile } from './static-files.ts';
+import { negotiate, type Coding } from './content-coding.ts';
+import type { StaticFile } from './static-files.ts';
+import type { ReadStream } from 'node:fs';
+import { pipeline } from 'node:stream/promises';
 
 export { parseTarget } from './request-target.ts';
 
@@ -91,13 +94,33 @@ export function createEdge(deps: EdgeDeps): Edge {
     res.end(res.req.method === 'HEAD' ? undefined : rendered.body);
   }
 
-  /** Write known bytes with validators; 304 when the client already has them. */
-  function sendStored(req: IncomingMessage, res: ServerResponse, head: Head, entry: StaticFile | CachedResponse, status = 200): void {
+  /** Write a cached response with validators; 304 when the client already has it. */
+  function sendStored(req: IncomingMessage, res: ServerResponse, head: Head, entry: CachedResponse): void {
     const { bytes, encoding } = negotiate(entry.body, req.headers['accept-encoding']);
+    writeStored(req, res, head, entry, encoding, bytes.length, bytes, ifNoneMatchMatches(req.headers['if-none-match'], entry.etag), 200);
+  }
+
+  /**
+   * Write a prebuilt file: from the hot cache when it holds the bytes, otherwise read from disk
+   * first. A 304 or a HEAD needs no bytes (the manifest gives the length), so it reads nothing.
+   */
+  function sendFile(req: IncomingMessage, res: ServerResponse, route: Route, head: Head, file: StaticFile, status = 200): void | Promise<void> {
+    const encoding = statics.codingFor(file, req.headers['accept-encoding']);
+    const body = encoding === undefined ? file.identity : file[encoding]!;
+    const notModified = status === 200 && ifNoneMatchMatches(req.headers['if-none-match'], file.etag);
+    const bytes = notModified || req.method === 'HEAD' ? undefined : statics.cached(body);
+    if (bytes !== undefined || notModified || req.method === 'HEAD') return writeStored(req, res, head, file, encoding, body.size, bytes, notModified, status);
+    return statics.read(body).then(
+      (read) => writeStored(req, res, head, file, encoding, body.size, read, false, status),
+      (error: unknown) => sendError(res, route, head, toHttpError(error)),
+    );
+  }
+
+  /** Known bytes with their validators; the 304 carries what a 200 would, except the body's own fields (RFC 9110 section 15.4.5). */
+  function writeStored(req: IncomingMessage, res: ServerResponse, head: Head, entry: StaticFile | CachedResponse, encoding: Coding | undefined, length: number, body: Buffer | ReadStream | undefined, notModified: boolean, status: number): void {
     const stored = storedHeadOf(entry, encoding);
     if (stored.csp !== undefined) setHeaderIn(head, 'Content-Security-Policy', stored.csp);
-    if (status === 200 && ifNoneMatchMatches(req.headers['if-none-match'], entry.etag)) {
-      // The 304 carries what a 200 would, except the body's own fields (RFC 9110 section 15.4.5).
+    if (notModified) {
       for (let i = 0; i < stored.head.length; i += 2) {
         const name = stored.head[i] as string;
         if (name !== 'Content-Type' && name !== 'content-type' && name !== 'Content-Encoding') head.push(name, stored.head[i + 1]!);
@@ -107,9 +130,11 @@ export function createEdge(deps: EdgeDeps): Edge {
       return;
     }
     for (let i = 0; i < stored.head.length; i++) head.push(stored.head[i]!);
-    head.push('Content-Length', bytes.length);
+    head.push('Content-Length', length);
     writeHead(res, status, head);
-    res.end(req.method === 'HEAD' ? undefined : bytes);
+    if (body === undefined || Buffer.isBuffer(body)) res.end(req.method === 'HEAD' ? undefined : body);
+    // A large file streamed from disk; on an error mid-way (client gone, file cut short) pipeline destroys both ends.
+    else pipeline(body, res).catch(() => {});
   }
 
   function addCors(req: IncomingMessage, head: Head, route: Route): void {
@@ -177,7 +202,7 @@ export function createEdge(deps: EdgeDeps): Edge {
       return sendError(res, route, head, new HttpError(405, 'method_not_allowed', { detail: `${pathname} only answers GET and HEAD.`, headers: { allow: 'GET, HEAD' } }));
     }
     if (isRead) {
-      if (file) return sendStored(req, res, head, file);
+      if (file) return sendFile(req, res, route, head, file);
       cacheKey = strict ? strict.cacheKey : cacheKeyOf(route, pathname, url.searchParams);
       const hit = cacheKey === undefined ? undefined : cache.get(cacheKey);
       if (hit) return sendStored(req, res, head, hit);
@@ -212,7 +237,7 @@ export function createEdge(deps: EdgeDeps): Edge {
       (err?: unknown) => {
         if (err) return sendError(res, route, head, toHttpError(err));
         if (route.kind === 'api') return sendError(res, route, head, new HttpError(404, 'not_found', { detail: `No API resource at ${pathname}.` }));
-        if (notFoundEntry && isRead) return sendStored(req, res, head, notFoundEntry, 404);
+        if (notFoundEntry && isRead) return void sendFile(req, res, route, head, notFoundEntry, 404);
         res.statusCode = 404;
         res.setHeader('Content-Type', 'text/html; charset=utf-8');
         res.end('<!doctype html><title>Not found</title><h1>Not found</h1><p><a href="/">Home</a></p>');

@@ -10,7 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import CachePolicy from 'http-cache-semantics';
 import { LRUCache } from 'lru-cache';
 import { strongEtag } from '../lib/http-validators.ts';
-import { storeBody, type StoredBody } from './static-files.ts';
+import { storeBody, type StoredBody } from './content-coding.ts';
 
 export interface CachedResponse {
   status: number;
@@ -153,7 +153,7 @@ export class ResponseCache {
       const contentType = String(headers['content-type'] ?? 'application/octet-stream');
       const etag = headers['etag'] === undefined ? strongEtag(identity) : String(headers['etag']);
       headers['etag'] = etag;
-      this.#lru.set(key, { status: 200, headers, body: storeBody(identity, contentType, 'lazy'), etag }, { ttl });
+      this.#lru.set(key, { status: 200, headers, body: storeBody(identity, contentType), etag }, { ttl });
     });
   }
 }

@@ -1,170 +1,209 @@
 /**
- * Prebuilt files (dist/client: pages, assets, the prerendered /api/news and /sellers.json) held
- * in memory with their validators, pre-compressed once at start-up. Serving known bytes from
- * memory is what lets the edge answer at node:http speed instead of Astro's (~250 us/request).
+ * Prebuilt files (dist/client: pages, assets, the prerendered /api/news and /sellers.json).
+ * Start-up reads only the manifest the build wrote (src/server/static-manifest.ts): the lookup
+ * by path stays a synchronous Map of metadata, and bodies are read from disk when first asked
+ * for and kept in a byte-bounded hot cache of the variants actually served, so memory and
+ * start-up time do not grow with the news archive. Serving known bytes from memory is what lets
+ * the edge answer at node:http speed instead of Astro's (~250 us/request).
+ *
+ * A build run over the live DIST_DIR rewrites files under the running process; a read that finds
+ * a file of another size or content than the manifest says refuses it (503) instead of sending
+ * bytes from the other build with this build's headers and validators.
  */
-import { readdir, readFile } from 'node:fs/promises';
-import { extname, join, relative, sep } from 'node:path';
-import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
-import { lookup } from 'mrmime';
+import type { ReadStream } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { LRUCache } from 'lru-cache';
+import { HttpError } from '../lib/http-error.ts';
 import { strongEtag } from '../lib/http-validators.ts';
+import { preferredCoding, type Coding } from './content-coding.ts';
+import { readStaticManifest, STATIC_MANIFEST_PATH, VARIANT_SUFFIX, type StaticEntry } from './static-manifest.ts';
 
-export interface StoredBody {
-  /** Identity bytes and their encoded variants. */
-  identity: Buffer;
-  br?: Buffer;
-  gzip?: Buffer;
-  /**
-   * Variants not made yet but worth making on first demand (cached API responses: most API
-   * clients send no Accept-Encoding, so a cache fill should not pay for compression).
-   */
-  lazy?: boolean;
+/** One file on disk that answers a path in one coding. */
+export interface StaticBody {
+  /** Path below dist/client: the file's, shared by its codings, and the coding's suffix (`.br`, `.gz`). */
+  file: string;
+  suffix: '' | '.br' | '.gz';
+  size: number;
+  /** `strongEtag` of its bytes, as the build saw them. */
+  digest: string;
 }
 
 export interface StaticFile {
-  body: StoredBody;
   contentType: string;
+  /** Strong ETag of the identity bytes; a coding's own is derived (variantEtag). */
   etag: string;
   cacheControl: string;
-}
-
-export type StaticFiles = Map<string, StaticFile>;
-
-/** Cache-Control by path: hashed assets forever, pages revalidated, the read APIs briefly. */
-export function cacheControlFor(urlPath: string): string {
-  if (urlPath.startsWith('/_astro/')) return 'public, max-age=31536000, immutable';
-  // News changes when a deploy lands: let browsers hold it a minute, a CDN five.
-  if (urlPath === '/api/news') return 'public, max-age=60, s-maxage=300, stale-while-revalidate=600';
-  // Crawlers fetch sellers.json a few times a day; hours, not days.
-  if (urlPath === '/sellers.json') return 'public, max-age=3600, s-maxage=3600';
-  if (urlPath.endsWith('.html') || urlPath.endsWith('/')) return 'public, max-age=0, must-revalidate';
-  return 'public, max-age=3600';
-}
-
-function contentTypeOf(file: string, bytes: Buffer): string {
-  const ext = extname(file).slice(1);
-  // mrmime has no .ico; IANA registers image/vnd.microsoft.icon for it.
-  const type = ext === 'ico' ? 'image/vnd.microsoft.icon' : ext ? lookup(ext) : undefined;
-  if (type) return /^(text\/|application\/(json|javascript|xml|manifest))|\+xml$|\+json$/.test(type) ? `${type}; charset=utf-8` : type;
-  // Prerendered endpoints without an extension (/api/news) are JSON by construction.
-  try {
-    JSON.parse(bytes.toString('utf8'));
-    return 'application/json; charset=utf-8';
-  } catch {
-    return 'application/octet-stream';
-  }
-}
-
-const COMPRESSIBLE = /^(text\/|application\/(json|javascript|xml|manifest\+json|rss\+xml)|image\/svg\+xml)/;
-
-/**
- * Keep a body with its compressed variants. `eager` (prebuilt files, once at start-up) compresses
- * hard now; `lazy` (cache fills, on the request path) defers to the first client that asks, at
- * settings that cost ~0.1 ms instead of brotli-9's ~2 ms for a few KiB.
- */
-export function storeBody(identity: Buffer, contentType: string, mode: 'eager' | 'lazy' = 'eager'): StoredBody {
-  if (identity.length < 1024 || !COMPRESSIBLE.test(contentType)) return { identity };
-  if (mode === 'lazy') return { identity, lazy: true };
-  return withVariant(withVariant({ identity }, 'br', 9), 'gzip', 9);
-}
-
-function compress(bytes: Buffer, coding: 'br' | 'gzip', level: number): Buffer {
-  return coding === 'br'
-    ? brotliCompressSync(bytes, {
-        params: {
-          [zlib.BROTLI_PARAM_QUALITY]: level,
-          // A window no larger than the input gives the same output without brotli allocating
-          // and clearing 4 MiB of tables per call (2.2 ms for a 2.5 KiB body at the default).
-          [zlib.BROTLI_PARAM_LGWIN]: Math.max(zlib.BROTLI_MIN_WINDOW_BITS, Math.min(zlib.BROTLI_MAX_WINDOW_BITS, Math.ceil(Math.log2(bytes.length)))),
-          [zlib.BROTLI_PARAM_SIZE_HINT]: bytes.length,
-        },
-      })
-    : gzipSync(bytes, { level });
-}
-
-/** Add one encoded variant, kept only when it is smaller than the identity bytes. */
-function withVariant(body: StoredBody, coding: 'br' | 'gzip', level: number): StoredBody {
-  const encoded = compress(body.identity, coding, level);
-  if (encoded.length < body.identity.length) body[coding] = encoded;
-  return body;
-}
-
-async function* walk(dir: string): AsyncGenerator<string> {
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
-    const full = join(dir, entry.name);
-    if (entry.isDirectory()) yield* walk(full);
-    else if (entry.isFile()) yield full;
-  }
+  identity: StaticBody;
+  br?: StaticBody;
+  gzip?: StaticBody;
 }
 
 /**
- * Load every file below `clientDir`. `/x/index.html` also answers `/x` and `/x/` (Astro's
- * directory build format); `/404.html` is kept for the not-found page.
+ * What a cached body costs beyond its bytes: the Buffer object and its backing store's header,
+ * and lru-cache's slot (key, value, size and list links).
  */
-export async function loadStaticFiles(clientDir: string): Promise<StaticFiles> {
-  const files: StaticFiles = new Map();
-  for await (const full of walk(clientDir)) {
-    const urlPath = `/${relative(clientDir, full).split(sep).join('/')}`;
-    const bytes = await readFile(full);
-    const contentType = contentTypeOf(full, bytes);
-    const file: StaticFile = { body: storeBody(bytes, contentType), contentType, etag: strongEtag(bytes), cacheControl: cacheControlFor(urlPath) };
-    files.set(urlPath, file);
-    if (urlPath.endsWith('/index.html')) {
-      const dir = urlPath.slice(0, -'index.html'.length);
-      files.set(dir, file);
-      if (dir !== '/') files.set(dir.slice(0, -1), file);
+export const BODY_OVERHEAD_BYTES = 256;
+/** Bodies above this share of the cache are streamed from disk and never cached. */
+const STREAM_ABOVE_SHARE = 8;
+
+export interface StaticFilesOptions {
+  /** Bound of the hot cache, in bytes (STATIC_CACHE_MAX_BYTES). */
+  maxBytes: number;
+  /** Told once per file that changed on disk (a pino logger fits). */
+  log: { warn(fields: object, message: string): void };
+}
+
+export class StaticFiles {
+  readonly #files: Map<string, StaticFile>;
+  readonly #hot: LRUCache<StaticBody, Buffer>;
+  readonly #streamAbove: number;
+  readonly #reading = new Map<StaticBody, Promise<Buffer>>();
+  /** Files already reported as changed: one log line each (their number is bounded by the manifest). */
+  readonly #reported = new Set<string>();
+  readonly #log: StaticFilesOptions['log'];
+  readonly #clientDir: string;
+
+  constructor(clientDir: string, files: Map<string, StaticFile>, { maxBytes, log }: StaticFilesOptions) {
+    this.#clientDir = clientDir;
+    this.#files = files;
+    this.#log = log;
+    this.#streamAbove = Math.floor(maxBytes / STREAM_ABOVE_SHARE);
+    this.#hot = new LRUCache<StaticBody, Buffer>({ maxSize: maxBytes, sizeCalculation: (bytes) => bytes.length + BODY_OVERHEAD_BYTES });
+  }
+
+  /**
+   * Read DIST_DIR's manifest, and nothing else. `/x/index.html` also answers `/x` and `/x/`
+   * (Astro's directory build format); `/404.html` is kept for the not-found page.
+   */
+  static async load(distDir: string, options: StaticFilesOptions): Promise<StaticFiles> {
+    const manifest = await readStaticManifest(join(distDir, STATIC_MANIFEST_PATH));
+    const clientDir = join(distDir, 'client');
+    const files = new Map<string, StaticFile>();
+    // JSON.parse gives every entry its own copy of "text/html; charset=utf-8" and the like: share one.
+    const shared = new Map<string, string>();
+    const intern = (text: string): string => shared.get(text) ?? (shared.set(text, text), text);
+    for (const [urlPath, entry] of Object.entries(manifest.files)) {
+      const file = staticFileOf(entry, intern);
+      files.set(urlPath, file);
+      if (urlPath.endsWith('/index.html')) {
+        const dir = urlPath.slice(0, -'index.html'.length);
+        files.set(dir, file);
+        if (dir !== '/') files.set(dir.slice(0, -1), file);
+      }
+    }
+    return new StaticFiles(clientDir, files, options);
+  }
+
+  get(urlPath: string): StaticFile | undefined {
+    return this.#files.get(urlPath);
+  }
+
+  /** The coding to answer with (content-coding.ts `preferredCoding`); undefined: identity. */
+  codingFor(file: StaticFile, acceptEncoding: string | undefined): Coding | undefined {
+    // Most API clients send no Accept-Encoding: identity, without making the closure.
+    if (acceptEncoding === undefined || (file.br === undefined && file.gzip === undefined)) return undefined;
+    return preferredCoding((coding) => file[coding] !== undefined, acceptEncoding);
+  }
+
+  /** The body's bytes if the hot cache holds them: the synchronous fast path. */
+  cached(body: StaticBody): Buffer | undefined {
+    return this.#hot.get(body);
+  }
+
+  /**
+   * The body from disk: whole and cached when it is small enough, otherwise a stream of the
+   * open file. Rejects with a 503 HttpError when the file is gone or is not the one the
+   * manifest describes.
+   */
+  read(body: StaticBody): Promise<Buffer | ReadStream> {
+    if (body.size > this.#streamAbove) return this.#stream(body);
+    let reading = this.#reading.get(body);
+    if (reading === undefined) {
+      reading = this.#readWhole(body).finally(() => this.#reading.delete(body));
+      this.#reading.set(body, reading);
+    }
+    return reading;
+  }
+
+  /** Bytes the hot cache holds, as charged (never more than `maxBytes`). */
+  get bytes(): number {
+    return this.#hot.calculatedSize;
+  }
+
+  async #readWhole(body: StaticBody): Promise<Buffer> {
+    const handle = await this.#open(body);
+    try {
+      // Not from Buffer's shared pool: a small cached body must not keep an 8 KiB slab alive.
+      const bytes = Buffer.allocUnsafeSlow(body.size);
+      let filled = 0;
+      while (filled < body.size) {
+        const { bytesRead } = await handle.read(bytes, filled, body.size - filled, filled);
+        if (bytesRead === 0) break;
+        filled += bytesRead;
+      }
+      if (filled < body.size) throw this.#changed(body, `it ended after ${filled} of ${body.size} bytes`);
+      if (strongEtag(bytes) !== body.digest) throw this.#changed(body, 'its bytes differ from those the manifest was made from');
+      this.#hot.set(body, bytes);
+      return bytes;
+    } finally {
+      await handle.close();
     }
   }
-  return files;
-}
 
-/** Content-coding weights from Accept-Encoding (RFC 9110 section 12.5.3); names lower-cased. */
-export function acceptedEncodings(header: string | undefined): Map<string, number> {
-  const weights = new Map<string, number>();
-  for (const part of (header ?? '').split(',')) {
-    const [name, ...params] = part.trim().toLowerCase().split(';');
-    if (!name) continue;
-    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-    const weight = q === undefined ? 1 : Number(q.slice(2));
-    weights.set(name, Number.isFinite(weight) ? Math.min(Math.max(weight, 0), 1) : 0);
+  async #stream(body: StaticBody): Promise<ReadStream> {
+    // Too large to hash on every request: the size, taken from the open file, is the check.
+    const handle = await this.#open(body);
+    return handle.createReadStream({ start: 0, end: body.size - 1 });
   }
-  return weights;
-}
 
-/** Parsed Accept-Encoding values: browsers send a handful of distinct ones, so parse each once. */
-const knownWeights = new Map<string, Map<string, number>>();
-const KNOWN_WEIGHTS_MAX = 64;
-
-function weightsOf(header: string): Map<string, number> {
-  let weights = knownWeights.get(header);
-  if (weights === undefined) {
-    weights = acceptedEncodings(header);
-    // Bounded against clients that send a new value each time: start over when full.
-    if (knownWeights.size >= KNOWN_WEIGHTS_MAX) knownWeights.clear();
-    knownWeights.set(header, weights);
-  }
-  return weights;
-}
-
-/**
- * Pick the encoding the client prefers among those we hold, brotli before gzip on a tie;
- * q=0 means "not acceptable", and `*` stands for any coding not named.
- */
-export function negotiate(body: StoredBody, acceptEncoding: string | undefined): { bytes: Buffer; encoding?: 'br' | 'gzip' } {
-  // No header: identity (RFC 9110 section 12.5.3), what most API clients get, without parsing.
-  if (acceptEncoding === undefined) return { bytes: body.identity };
-  const weights = weightsOf(acceptEncoding);
-  const weightOf = (coding: string) => weights.get(coding) ?? weights.get('*') ?? 0;
-  let best: { bytes: Buffer; encoding?: 'br' | 'gzip' } = { bytes: body.identity };
-  let bestWeight = 0;
-  for (const coding of ['br', 'gzip'] as const) {
-    const weight = weightOf(coding);
-    if (body.lazy && body[coding] === undefined && weight > bestWeight) withVariant(body, coding, coding === 'br' ? 5 : 6);
-    const bytes = body[coding];
-    if (bytes && weight > bestWeight) {
-      best = { bytes, encoding: coding };
-      bestWeight = weight;
+  /** Open the file and compare its size with the manifest's (fstat of the open file, so the bytes read are that file's). */
+  async #open(body: StaticBody): Promise<FileHandle> {
+    let handle: FileHandle;
+    try {
+      handle = await open(this.#pathOf(body), 'r');
+    } catch (error) {
+      throw this.#changed(body, `it cannot be opened (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    }
+    try {
+      const { size } = await handle.stat();
+      if (size !== body.size) throw this.#changed(body, `it has ${size} bytes, the manifest says ${body.size}`);
+      return handle;
+    } catch (error) {
+      await handle.close();
+      throw error;
     }
   }
-  return best;
+
+  #pathOf(body: StaticBody): string {
+    return join(this.#clientDir, body.file + body.suffix);
+  }
+
+  #changed(body: StaticBody, what: string): HttpError {
+    const path = this.#pathOf(body);
+    if (!this.#reported.has(path)) {
+      this.#reported.add(path);
+      this.#log.warn(
+        { file: path },
+        `a prebuilt file changed since start-up: ${path}: ${what}; answering 503 for it. Was a build run over the live DIST_DIR? Build into a new directory and restart (README "Static files")`,
+      );
+    }
+    return new HttpError(503, 'service_unavailable', {
+      detail: 'This file is being replaced by a new version of the site.',
+      resolution: 'Try again in a minute.',
+      headers: { 'retry-after': '60' },
+    });
+  }
+}
+
+function staticFileOf(entry: StaticEntry, intern: (text: string) => string): StaticFile {
+  const file: StaticFile = {
+    contentType: intern(entry.contentType),
+    etag: entry.etag,
+    cacheControl: intern(entry.cacheControl),
+    identity: { file: entry.file, suffix: '', size: entry.size, digest: entry.etag },
+  };
+  if (entry.br) file.br = { file: entry.file, suffix: VARIANT_SUFFIX.br, size: entry.br.size, digest: entry.br.digest };
+  if (entry.gzip) file.gzip = { file: entry.file, suffix: VARIANT_SUFFIX.gzip, size: entry.gzip.size, digest: entry.gzip.digest };
+  return file;
 }

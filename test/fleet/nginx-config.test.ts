@@ -1,12 +1,33 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { renderNginx } from '../../deploy/render-nginx.ts';
-import { countingServer } from '../helpers/outbound.ts';
+import { BROTLI_STATIC_MODULE, renderNginx } from '../../deploy/render-nginx.ts';
 import { freePort, spawnOwned } from '../helpers/processes.ts';
+import { countingServer } from '../helpers/outbound.ts';
+
+/** nginx -t of a rendered file in its own prefix folder. */
+function nginxTest(options: { brotliStatic?: boolean } = {}): { status: number | null; stderr: string } {
+  const prefix = mkdtempSync(join(tmpdir(), 'nginx-t-'));
+  const conf = join(prefix, 'nginx.conf');
+  writeFileSync(conf, renderNginx({ listen: '127.0.0.1:18080', distClient: 'dist/client', upstreams: ['127.0.0.1:14321', '127.0.0.1:14322'], prefix, ...options }));
+  return spawnSync('nginx', ['-t', '-p', `${prefix}/`, '-c', conf], { encoding: 'utf8' });
+}
+
+/** GET through nginx, keeping the bytes as sent (no decoding). */
+function rawGet(url: string, acceptEncoding: string): Promise<{ status: number; encoding: string | undefined; vary: string | undefined; body: Buffer }> {
+  return new Promise((resolvePromise, reject) => {
+    request(url, { headers: { 'accept-encoding': acceptEncoding } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolvePromise({ status: res.statusCode ?? 0, encoding: res.headers['content-encoding'], vary: res.headers.vary, body: Buffer.concat(chunks) }));
+    })
+      .on('error', reject)
+      .end();
+  });
+}
 
 /** GET `path` from the proxy at 127.0.0.1:`port`, the connection coming from `from` (any 127.0.0.0/8 address). */
 function getFrom(from: string, port: number, path: string): Promise<number> {
@@ -32,12 +53,60 @@ describe('the nginx configuration', () => {
   });
 
   it('passes nginx -t when rendered for loopback instances', () => {
-    const prefix = mkdtempSync(join(tmpdir(), 'nginx-t-'));
-    const conf = join(prefix, 'nginx.conf');
-    writeFileSync(conf, renderNginx({ listen: '127.0.0.1:18080', distClient: 'dist/client', upstreams: ['127.0.0.1:14321', '127.0.0.1:14322'], prefix }));
-    const result = spawnSync('nginx', ['-t', '-p', `${prefix}/`, '-c', conf], { encoding: 'utf8' });
+    const result = nginxTest();
     expect(result.stderr).toContain('syntax is ok');
     expect(result.status).toBe(0);
+  });
+
+  it("serves the build's .gz copies always, and its .br copies only with Debian's brotli_static module loaded", () => {
+    const plain = renderNginx({ listen: '8080', distClient: '/srv/site', upstreams: ['app1:4321'] });
+    expect(plain).toContain('\n  gzip_static on;\n');
+    expect(plain).not.toMatch(/brotli_static|load_module|@[A-Z_]+@/);
+    const brotli = renderNginx({ listen: '8080', distClient: '/srv/site', upstreams: ['app1:4321'], brotliStatic: true });
+    expect(brotli).toContain(`\nload_module ${BROTLI_STATIC_MODULE};\nworker_processes 1;\n`);
+    expect(brotli).toContain('\n  gzip_static on;\n  brotli_static on;\n');
+    expect(brotli).not.toMatch(/@[A-Z_]+@/);
+  });
+
+  it("passes nginx -t with the brotli_static module (Debian's libnginx-mod-http-brotli-static, installed by test/system-deps.sh)", () => {
+    expect(existsSync(BROTLI_STATIC_MODULE)).toBe(true);
+    const result = nginxTest({ brotliStatic: true });
+    expect(result.stderr).toContain('syntax is ok');
+    expect(result.status).toBe(0);
+  });
+
+  it('renders brotli_static by --brotli-static: auto follows the module file on this machine, on and off as told', () => {
+    const args = '--upstream 10.0.0.11:4321 --dist /srv/site/dist/client';
+    expect(fleetNginx(`${args} --brotli-static on`).stdout).toContain('brotli_static on;');
+    expect(fleetNginx(`${args} --brotli-static off`).stdout).not.toMatch(/brotli_static|load_module/);
+    expect(fleetNginx(args).stdout.includes('brotli_static on;')).toBe(existsSync(BROTLI_STATIC_MODULE));
+  });
+
+  it.each([false, true])("sends the build's precompressed copies byte for byte (brotli_static: %s)", async (brotliStatic) => {
+    const prefix = mkdtempSync(join(tmpdir(), 'nginx-static-'));
+    const conf = join(prefix, 'nginx.conf');
+    const port = await freePort();
+    writeFileSync(conf, renderNginx({ listen: `127.0.0.1:${port}`, distClient: 'dist/client', upstreams: ['127.0.0.1:9'], prefix, brotliStatic }));
+    const nginx = spawnOwned('nginx', ['-p', `${prefix}/`, '-c', conf, '-g', 'daemon off;']);
+    try {
+      const css = readdirSync('dist/client/_astro').find((name) => name.endsWith('.css') && existsSync(join('dist/client/_astro', `${name}.gz`)))!;
+      for (const [path, file] of [['/', 'index.html'], ['/news/', 'news/index.html'], [`/_astro/${css}`, `_astro/${css}`]] as const) {
+        let res = await rawGet(`http://127.0.0.1:${port}${path}`, 'gzip').catch(() => undefined);
+        for (let waited = 0; res === undefined && waited < 5_000; waited += 100) {
+          await new Promise((r) => setTimeout(r, 100));
+          res = await rawGet(`http://127.0.0.1:${port}${path}`, 'gzip').catch(() => undefined);
+        }
+        expect(res?.status, path).toBe(200);
+        expect(res?.encoding, path).toBe('gzip');
+        expect(res?.vary, path).toBe('Accept-Encoding');
+        expect(res?.body.equals(readFileSync(resolve('dist/client', `${file}.gz`))), path).toBe(true);
+        const br = await rawGet(`http://127.0.0.1:${port}${path}`, 'gzip, br');
+        expect(br.encoding, path).toBe(brotliStatic ? 'br' : 'gzip');
+        expect(br.body.equals(readFileSync(resolve('dist/client', `${file}${brotliStatic ? '.br' : '.gz'}`))), path).toBe(true);
+      }
+    } finally {
+      await nginx.stop('SIGTERM');
+    }
   });
 
   it("passes `nginx -t -c FILE` as the README's example renders it, without --prefix (nginx's own pid and temp paths)", () => {
@@ -87,6 +156,7 @@ describe('the nginx configuration', () => {
     ['--upstream 10.0.0.11', '--upstream must be HOST:PORT (e.g. 10.0.0.11:4321), got "10.0.0.11"'],
     ['--listen 8080', 'give at least one --upstream HOST:PORT'],
     ['--upstream 10.0.0.11:4321 --dist dist/client', '--dist must be an absolute path (e.g. /srv/site/dist/client), got "dist/client"'],
+    ['--upstream 10.0.0.11:4321 --brotli-static yes', '--brotli-static must be auto, on or off, got "yes"'],
     ['--upstream 10.0.0.11:4321 --prefix "/tmp/a b"', '--prefix must not contain spaces, quotes, \';\', braces, \'$\' or \'\\\', got "/tmp/a b"'],
   ])('refuses %s with 64 and a message naming the flag', (args, message) => {
     const run = fleetNginx(args);

@@ -6,7 +6,8 @@ import { readBody } from '../../../src/server/body.ts';
 import { HttpError, renderError, toHttpError } from '../../../src/lib/http-error.ts';
 import { ENTRY_OVERHEAD_BYTES, ResponseCache } from '../../../src/server/response-cache.ts';
 
-import { acceptedEncodings, cacheControlFor, negotiate, storeBody } from '../../../src/server/static-files.ts';
+import { acceptedEncodings, negotiate, storeBody } from '../../../src/server/content-coding.ts';
+import { cacheControlFor } from '../../../src/server/static-manifest.ts';
 
 describe('problem rendering', () => {
   it('renders site errors as RFC 9457 problem details with the spec fields', () => {
