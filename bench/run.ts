@@ -114,9 +114,9 @@ function dataPaths(file: string): { settledPath: string; rangePaths: string[] } 
 async function prepare(): Promise<void> {
   const seeding = serving() || wanted('scale');
   const building = serving();
-  if (!seeding && !building) return;
   // The build's server chunks import packages: resolution walks up from <workDir>/dist.
   symlinkSync(join(repo, 'node_modules'), join(workDir, 'node_modules'));
+  if (!seeding && !building) return;
   say(`preparing in ${workDir}: ${[seeding ? 'seeding the database' : '', building ? 'building the site (astro build)' : ''].filter(Boolean).join(' and ')}${seeding && building ? ' side by side' : ''}`);
   const ok = { code: 0, ms: 0, stdout: '', stderr: '' };
   const [seed, build] = await Promise.all([

@@ -44,7 +44,8 @@ export interface LoadResult {
 export async function load(spec: LoadSpec, server?: Pick<Running, 'cpuSeconds'>): Promise<LoadResult> {
   let next = 0;
   const rotate = spec.paths.length > 1 && spec.clients === undefined;
-  // Laid out before the clock starts: building 100,000 requests is not part of the load.
+  // Laid out before the run; autocannon turns each connection's list into bytes once, as the
+  // connection opens, and then only cycles through them.
   const perConnection = spec.clients === undefined ? undefined : connectionRequests(spec.paths, spec.clients, spec.connections);
   let connection = 0;
   const cpuBefore = server?.cpuSeconds();
