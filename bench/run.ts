@@ -5,19 +5,21 @@
  *   npm run bench                       # full: 3 rounds of 10 s, 10 million events (~15 min)
  *   npm run bench -- --quick            # 1 round of 2 s, 1 million events (< 2 min)
  *   npm run bench -- --only=data-hit,chat
+ *   npm run bench -- --only=scale       # the scale table alone (~10 min: a 5,000-article build)
  *   npm run bench -- --quick --profile  # also profile targets not met (the full run always does)
  *   npm run bench -- --render           # rewrite RESULTS.md from the last full run (after editing NOTES.md)
  *
  * Only a full run of every scenario replaces bench/RESULTS.md; --quick and --only runs write
  * theirs into their work folder.
  *
- * Scenario ids for --only: the HTTP ones in scenarios/http.ts, and chat, materialize, build.
+ * Scenario ids for --only: the HTTP ones in scenarios/http.ts, and chat, materialize, build, scale.
+ * --quick leaves scale out unless --only names it (then 10 and 1,000 articles, short floods).
  * The cache-hit and 429 scenarios also run the Fastify peer (peers/fastify.ts) in the same rounds.
  * Everything it creates lives in a fresh /tmp/bench-run-XXXXXX (a seeded database, a build, logs,
  * profiles); ./dist and ./data are never touched. One run at a time (a lock file): two would
  * distort each other's figures.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -37,13 +39,16 @@ import { runAstroBuild } from './scenarios/astro-build.ts';
 import { runChat } from './scenarios/chat.ts';
 import { HTTP_SCENARIOS, loadSpec, runHttpScenario, type HttpContext, type HttpOutcome, type Instances } from './scenarios/http.ts';
 import { compareWithCli, prepareEvents, profileMaterialize, rematerializeDay, SQLITE_CLI_MISSING } from './scenarios/materialize.ts';
+import { floodPaths, runScale } from './scenarios/scale.ts';
 
 const repo = resolve(import.meta.dirname, '..');
 process.chdir(repo);
 const { values: flags } = parseArgs({ options: { quick: { type: 'boolean', default: false }, profile: { type: 'boolean', default: false }, render: { type: 'boolean', default: false }, only: { type: 'string' } } });
 const settings = settingsFor(flags.quick ?? false);
 const only = flags.only ? new Set(flags.only.split(',')) : undefined;
-const wanted = (id: string) => !only || only.has(id);
+/** Scale takes minutes (a 5,000-article build): in a quick run only when --only names it. */
+const wanted = (id: string) => (only ? only.has(id) : id !== 'scale' || !settings.quick);
+const serving = () => HTTP_SCENARIOS.some((s) => wanted(s.id)) || wanted('chat');
 /** CPU profiles of targets not met: always in the full run; in quick mode only when asked (they take a while). */
 const profiling = !settings.quick || (flags.profile ?? false);
 const workDir = flags.render ? '' : mkdtempSync(join(tmpdir(), 'bench-run-'));
@@ -105,20 +110,27 @@ function dataPaths(file: string): { settledPath: string; rangePaths: string[] } 
   return { settledPath: path(parseDay(first)), rangePaths };
 }
 
+/** The seeded database (servers, scale) and the site's build (servers), side by side. */
 async function prepare(): Promise<void> {
+  const seeding = serving() || wanted('scale');
+  const building = serving();
   // The build's server chunks import packages: resolution walks up from <workDir>/dist.
   symlinkSync(join(repo, 'node_modules'), join(workDir, 'node_modules'));
-  say(`preparing in ${workDir}: seeding the database and building the site (astro build) side by side`);
+  if (!seeding && !building) return;
+  say(`preparing in ${workDir}: ${[seeding ? 'seeding the database' : '', building ? 'building the site (astro build)' : ''].filter(Boolean).join(' and ')}${seeding && building ? ' side by side' : ''}`);
+  const ok = { code: 0, ms: 0, stdout: '', stderr: '' };
   const [seed, build] = await Promise.all([
-    runCommand(...pinned('0,1', process.execPath, ['jobs/cli/seed.ts']), { env: { PATH: process.env['PATH'] ?? '', DATABASE_URL: join(workDir, 'site.db') } }),
-    runCommand(...pinned('0,1', process.execPath, ['node_modules/astro/bin/astro.mjs', 'build']), {
-      env: { ...(process.env as Record<string, string>), ASTRO_OUT_DIR: join(workDir, 'dist'), ASTRO_CACHE_DIR: join(workDir, 'astro-cache') },
-    }),
+    seeding ? runCommand(...pinned('0,1', process.execPath, ['jobs/cli/seed.ts']), { env: { PATH: process.env['PATH'] ?? '', DATABASE_URL: join(workDir, 'site.db') } }) : ok,
+    building
+      ? runCommand(...pinned('0,1', process.execPath, ['node_modules/astro/bin/astro.mjs', 'build']), {
+          env: { ...(process.env as Record<string, string>), ASTRO_OUT_DIR: join(workDir, 'dist'), ASTRO_CACHE_DIR: join(workDir, 'astro-cache') },
+        })
+      : ok,
   ]);
   if (seed.code !== 0) throw new Error(`seeding failed:\n${seed.stderr || seed.stdout}`);
   if (build.code !== 0) throw new Error(`astro build failed:\n${(build.stderr || build.stdout).split('\n').slice(-30).join('\n')}`);
-  say(`  ${seed.stdout.trim()}`);
-  say(`  astro build: ${(build.ms / 1000).toFixed(1)} s`);
+  if (seeding) say(`  ${seed.stdout.trim()}`);
+  if (building) say(`  astro build: ${(build.ms / 1000).toFixed(1)} s`);
 }
 
 async function main(): Promise<void> {
@@ -129,7 +141,7 @@ async function main(): Promise<void> {
   const results: Results = { settings, machine: machine(repo), started, http: [], rss: [], profiles: [] };
   await prepare();
 
-  if (HTTP_SCENARIOS.some((s) => wanted(s.id)) || wanted('chat')) await runServers(results);
+  if (serving()) await runServers(results);
 
   if (wanted('materialize')) {
     say(`materialisation: writing ${settings.events.toLocaleString('en')} events over ${settings.days} days`);
@@ -152,6 +164,22 @@ async function main(): Promise<void> {
     say(`astro build with ${settings.articles} extra news articles`);
     results.build = await runAstroBuild(repo, workDir, settings.articles);
     say(`  ${results.build.seconds.toFixed(1)} s${results.build.error ? `: ${results.build.error}` : ''}`);
+  }
+  if (wanted('scale')) {
+    say(`scale: ${settings.scale.sizes.map((n) => n.toLocaleString('en')).join(', ')} generated articles; floods of ${settings.scale.clients.toLocaleString('en')} clients and of one`);
+    const db = join(workDir, 'site.db');
+    results.scale = await runScale({
+      repo,
+      workDir,
+      settings,
+      seededDb: db,
+      floodPaths: floodPaths(dataPaths(db).rangePaths),
+      serverEnv,
+      ownArticles: readdirSync(join(repo, 'content', 'news')).filter((f) => f.endsWith('.md')).length,
+      commit: commitOf(repo),
+      say,
+    });
+    say(`  took ${Math.round(results.scale.seconds)} s`);
   }
 
   results.finished = new Date();

@@ -7,6 +7,11 @@ declare module 'autocannon' {
     body?: string;
     setupRequest?: (request: Request, context: object) => Request;
   }
+  /** One connection (autocannon's Client). */
+  interface Client {
+    /** Replace the requests this connection cycles through (each built once, unless it has setupRequest). */
+    setRequests(requests: Request[]): void;
+  }
   interface Options {
     url: string;
     connections?: number;
@@ -16,6 +21,8 @@ declare module 'autocannon' {
     headers?: Record<string, string>;
     body?: string;
     requests?: Request[];
+    /** Called once per connection as it is created. */
+    setupClient?: (client: Client) => void;
     timeout?: number;
   }
   interface Histogram {

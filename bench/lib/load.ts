@@ -4,6 +4,7 @@
  * Both run in this process, which `pinSelf` keeps on the other core than the servers.
  */
 import autocannon from 'autocannon';
+import { connectionRequests } from './clients.ts';
 import type { Running } from './proc.ts';
 
 export interface LoadSpec {
@@ -15,6 +16,11 @@ export interface LoadSpec {
   body?: string;
   connections: number;
   seconds: number;
+  /**
+   * Send each request with an X-Forwarded-For of one of this many distinct clients, in turn
+   * (clients.ts; the paths spread over them). The server must trust the generator as a proxy.
+   */
+  clients?: number;
 }
 
 export interface LoadResult {
@@ -37,7 +43,11 @@ export interface LoadResult {
 
 export async function load(spec: LoadSpec, server?: Pick<Running, 'cpuSeconds'>): Promise<LoadResult> {
   let next = 0;
-  const rotate = spec.paths.length > 1;
+  const rotate = spec.paths.length > 1 && spec.clients === undefined;
+  // Laid out before the run; autocannon turns each connection's list into bytes once, as the
+  // connection opens, and then only cycles through them.
+  const perConnection = spec.clients === undefined ? undefined : connectionRequests(spec.paths, spec.clients, spec.connections);
+  let connection = 0;
   const cpuBefore = server?.cpuSeconds();
   const ownBefore = process.cpuUsage();
   const started = performance.now();
@@ -49,6 +59,7 @@ export async function load(spec: LoadSpec, server?: Pick<Running, 'cpuSeconds'>)
     ...(spec.headers ? { headers: spec.headers } : {}),
     ...(spec.body === undefined ? {} : { body: spec.body }),
     ...(rotate ? { requests: [{ setupRequest: (request) => ({ ...request, path: spec.paths[next++ % spec.paths.length]! }) }] } : {}),
+    ...(perConnection ? { setupClient: (client) => client.setRequests(perConnection[connection++ % perConnection.length]!) } : {}),
   });
   const wall = (performance.now() - started) / 1000;
   const own = process.cpuUsage(ownBefore);

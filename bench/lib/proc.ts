@@ -52,6 +52,8 @@ export interface Running {
   logFile: string;
   /** Peak resident set size so far (VmHWM), in MiB. */
   peakRssMb(): number;
+  /** Resident set size now (VmRSS), in MiB. */
+  rssMb(): number;
   /** CPU time used so far (user + system), in seconds. */
   cpuSeconds(): number;
   stop(): Promise<void>;
@@ -65,6 +67,8 @@ export interface StartOptions {
   logFile: string;
   cwd?: string;
   timeoutMs?: number;
+  /** How often the log is read for the "listening" line, ms (default 50; start-up timings want less). */
+  pollMs?: number;
 }
 
 /** Start a Node server on SERVER_CORE and wait for its "listening" line. */
@@ -84,7 +88,7 @@ export async function startServer(options: StartOptions): Promise<Running> {
       child.kill('SIGKILL');
       throw new Error(`${options.name} did not start; its output (${options.logFile}):\n${tail(options.logFile)}`);
     }
-    await sleep(50);
+    await sleep(options.pollMs ?? 50);
     url = listeningUrl(readFileSync(options.logFile, 'utf8'));
   }
   const pid = child.pid!;
@@ -94,6 +98,7 @@ export async function startServer(options: StartOptions): Promise<Running> {
     url,
     logFile: options.logFile,
     peakRssMb: () => procStatusKb(pid, 'VmHWM') / 1024,
+    rssMb: () => procStatusKb(pid, 'VmRSS') / 1024,
     cpuSeconds: () => procCpuSeconds(pid),
     stop: () => stopChild(child, exited),
   };

@@ -4,6 +4,7 @@ import { BUILD_TARGET_SECONDS } from '../scenarios/astro-build.ts';
 import { CHAT_TARGET, type ChatOutcome } from '../scenarios/chat.ts';
 import { describeTarget, type HttpOutcome } from '../scenarios/http.ts';
 import { REMATERIALIZE_TARGET_MS, type DayOutcome, type MaterializeOutcome } from '../scenarios/materialize.ts';
+import { floodMet, scaleVerdicts, SCALE_TARGET, type FloodOutcome, type ScaleOutcome } from '../scenarios/scale.ts';
 import type { LoadResult } from './load.ts';
 import type { Settings } from './settings.ts';
 import type { Machine } from './system.ts';
@@ -25,6 +26,7 @@ export interface Results {
   materialize?: MaterializeOutcome;
   day?: DayOutcome;
   build?: BuildOutcome;
+  scale?: ScaleOutcome;
   /** Markdown sections, one per target not met. */
   profiles: string[];
 }
@@ -40,6 +42,7 @@ function costRatio(ours: LoadResult, baseline: LoadResult | undefined): string {
 }
 
 function httpTable(outcomes: readonly HttpOutcome[]): string[] {
+  if (outcomes.length === 0) return [];
   const rows = outcomes.map((o) => {
     const b = o.baseline;
     const baseline = o.scenario.baseline === 'query' ? 'query baseline' : o.scenario.baseline ?? '-';
@@ -116,7 +119,71 @@ function otherTable(r: Results): string[] {
     const b = r.build;
     rows.push(`| astro build with ${int(b.articles)} extra news articles (cold cache) | ${b.seconds.toFixed(1)} s${b.error ? ` (failed: ${b.error.split('\n')[0]})` : ''} | - | - | <= ${BUILD_TARGET_SECONDS} s | ${verdict(b.met)} |`);
   }
-  return ['| measurement | result | baseline | ratio | target | met |', '|---|---|---|---:|---|---|', ...rows];
+  if (rows.length === 0) return [];
+  return ['| measurement | result | baseline | ratio | target | met |', '|---|---|---|---:|---|---|', ...rows, ''];
+}
+
+/**
+ * The scale scenario: one row per size, the one-client flood beside the many-client one, and the
+ * targets with their verdicts. It names its own commit and duration, so it reads on its own.
+ */
+export function scaleSection(s: ScaleOutcome): string[] {
+  const o = s.settings;
+  const bytes = (n: number | undefined) => (n === undefined ? '-' : int(n));
+  const fixed = (n: number | undefined, digits = 1) => (n === undefined ? '-' : n.toFixed(digits));
+  const cpuOf = (r: LoadResult) => (r.serverCpu === undefined ? '-' : `${Math.round(r.serverCpu * 100)} %`);
+  const usOf = (r: LoadResult) => (r.cpuUsPerRequest === undefined ? '-' : int(r.cpuUsPerRequest));
+  const sizeRows = s.sizes.map((z) => {
+    const f = z.flood;
+    return (
+      `| ${int(z.articles)} | ${z.buildSeconds.toFixed(1)} | ${fixed(z.startupMs, 0)} | ${fixed(z.idleMb)} | ${f ? int(f.result.rps) : '-'} | ${f ? f.result.p99 : '-'} | ${f ? cpuOf(f.result) : '-'} | ${f ? usOf(f.result) : '-'} | ${f ? `${Math.round(f.result.loadGenCpu * 100)} %` : '-'} | ` +
+      `${f ? fixed(f.peakMb) : '-'} | ${f ? `${fixed(f.settledMb)} (${f.settledMb >= f.idleMb ? '+' : ''}${(f.settledMb - f.idleMb).toFixed(1)})` : '-'} | ${bytes(z.newsBytes)} | ${bytes(z.rssBytes)} | ` +
+      `${z.chatP50Ms === undefined ? '-' : ms(z.chatP50Ms)} |`
+    );
+  });
+  const problems = s.sizes.flatMap((z) => [
+    ...(z.error ? [`- ${int(z.articles)} articles failed: ${z.error.split('\n')[0]}`] : []),
+    ...(z.flood?.invalid ? [`- ${int(z.articles)} articles: the flood is invalid: ${z.flood.invalid}`] : []),
+    ...(z.chatInvalid ? [`- ${int(z.articles)} articles: the chat run is invalid: ${z.chatInvalid}`] : []),
+  ]);
+  const largest = s.sizes.at(-1);
+  const clientRow = (f: FloodOutcome) =>
+    `| ${int(f.clients)} | ${int(f.result.rps)} | ${f.result.p99} | ${cpuOf(f.result)} | ${usOf(f.result)} | ${Math.round(f.result.loadGenCpu * 100)} % | ${fixed(f.idleMb)} | ${fixed(f.peakMb)} | ${fixed(f.settledMb)} | ${verdict(floodMet(f))}${f.invalid ? ` (invalid: ${f.invalid})` : ''} |`;
+  const clientRows = [...(s.oneClient ? [clientRow(s.oneClient)] : []), ...(largest?.flood ? [clientRow(largest.flood)] : [])];
+  return [
+    '## Scale',
+    '',
+    `Commit ${s.commit}; took ${Math.round(s.seconds)} s. Each size is a copy of the repository with that many generated news articles beside the site's own ${s.ownArticles}, ` +
+      `built once (cold cache, wall time), served by \`npm start\`'s command line run in the copy (DIST_DIR = its build) on a fresh copy of the seeded database, ` +
+      `TRUST_PROXY=127.0.0.1 and the rate limits raised out of the way (the limiter still keeps a record per client). Start-up: spawn to the first 200 from /healthz, ` +
+      `median of ${o.starts} start${o.starts === 1 ? '' : 's'}; idle RSS: VmRSS ${o.idleSeconds} s later (median). Flood: autocannon, ${s.connections} connections for ${o.floodSeconds} s, ` +
+      `the data API (every 31-day range in turn), /api/news, / and /sellers.json a quarter each, each request with an X-Forwarded-For of one of ` +
+      `${int(o.clients)} distinct clients in turn (a client comes round again only after all the others); peak RSS = VmHWM after the flood; ` +
+      `then VmRSS after ${o.settleSeconds} s without requests (in brackets: above idle). Server CPU and CPU us/req as in the tables above: ` +
+      `req/s depends on what else the machine runs, CPU us/req far less. /news/ and /rss.xml: body bytes with Accept-Encoding: identity. ` +
+      `Chat: time to first byte at ${s.chatWorkers} clients over ${o.chatSeconds} s after the flood.`,
+    '',
+    `| articles | build s | start-up ms | idle RSS MB | flood req/s | flood p99 ms | server CPU | CPU us/req | load gen CPU | peak RSS MB | RSS ${o.settleSeconds} s after MB | /news/ bytes | /rss.xml bytes | chat TTFB p50 ms |`,
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...sizeRows,
+    '',
+    ...(problems.length > 0 ? [...problems, ''] : []),
+    ...(clientRows.length > 0
+      ? [
+          `One client against ${int(o.clients)} distinct ones: the same flood at ${largest ? int(largest.articles) : '?'} articles, each on a fresh server (targets: peak RSS <= ${SCALE_TARGET.peakRssMb} MB, ` +
+            `back within ${SCALE_TARGET.settledAboveIdleMb} MB of idle ${o.settleSeconds} s after):`,
+          '',
+          `| clients | req/s | p99 ms | server CPU | CPU us/req | load gen CPU | idle RSS MB | peak RSS MB | RSS ${o.settleSeconds} s after MB | met |`,
+          '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+          ...clientRows,
+          '',
+        ]
+      : []),
+    '| target | figure | met |',
+    '|---|---|---|',
+    ...scaleVerdicts(s).map((v) => `| ${v.target} | ${v.figure} | ${verdict(v.met)} |`),
+    '',
+  ];
 }
 
 export function renderResults(r: Results, notes?: string): string {
@@ -157,7 +224,7 @@ export function renderResults(r: Results, notes?: string): string {
     '',
     ...peerTable(r.http),
     ...otherTable(r),
-    '',
+    ...(r.scale ? scaleSection(r.scale) : []),
     '## Method',
     '',
     '- The server under test runs `node src/app/main.ts` with NODE_ENV=production, LOG_LEVEL=info (logging is part of what is measured, to a file), ' +
