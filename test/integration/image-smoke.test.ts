@@ -23,7 +23,7 @@ it('builds the runtime image\'s files from the Docker context, migrates, serves 
   const { code, lines } = await runSmoke();
   expect(code, lines.join('\n')).toBe(0);
   expect(lines.at(-1)).toBe('image-smoke: ok');
-  for (const step of ['default target runtime', 'RUN npm ci --omit=dev: ok', 'COPY --from=build /app/dist ./dist: ok', 'migrate (node jobs/cli/migrate.ts): ok', 'CMD node src/app/main.ts: /readyz 200', 'GET /: 200', 'HEALTHCHECK: ok', 'SIGTERM: exit 0']) {
+  for (const step of ['default target runtime', 'RUN npm ci --omit=dev: ok', 'COPY --from=build /app/dist ./dist: ok', 'migrate (node jobs/cli/migrate.ts): ok', 'CMD node bin/start.mjs: /readyz 200', 'GET /: 200', 'HEALTHCHECK: ok', 'SIGTERM: exit 0']) {
     expect(lines.some((line) => line.includes(step)), step).toBe(true);
   }
   const folder = /temporary folder: (\S+)/.exec(lines.join('\n'))?.[1] ?? '';
