@@ -306,16 +306,16 @@ export class KnowledgeIndex {
  */
 function best(candidates: ReadonlyMap<number, Candidate>, k: number): Array<[number, Candidate]> {
   const top: Array<[number, Candidate]> = [];
-  const before = (a: [number, Candidate], b: [number, Candidate]) => a[1].score > b[1].score || (a[1].score === b[1].score && a[0] < b[0]);
+  const before = (score: number, passage: number, other: [number, Candidate]) => score > other[1].score || (score === other[1].score && passage < other[0]);
   for (const [passage, candidate] of candidates) {
-    const entry: [number, Candidate] = [passage, { score: candidate.score * candidate.sources.length, sources: candidate.sources }];
+    const score = candidate.score * candidate.sources.length;
     if (top.length === k) {
-      if (!before(entry, top[k - 1]!)) continue;
+      if (!before(score, passage, top[k - 1]!)) continue;
       top.pop();
     }
     let at = top.length;
-    while (at > 0 && before(entry, top[at - 1]!)) at--;
-    top.splice(at, 0, entry);
+    while (at > 0 && before(score, passage, top[at - 1]!)) at--;
+    top.splice(at, 0, [passage, { score, sources: candidate.sources }]);
   }
   return top;
 }
