@@ -123,8 +123,10 @@ export class KnowledgeIndex {
   private constructor(db: Database.Database, options: SearchOptions) {
     this.#db = db;
     this.#exhaustive = options.exhaustive ?? false;
-    this.#size = db.prepare('SELECT count(*) FROM passage').pluck().get() as number;
-    this.#firstKnowledge = (db.prepare("SELECT min(n) FROM passage WHERE kind = 'kb'").pluck().get() as number | null) ?? this.#size + 1;
+    // Both through an index, never a scan of the passages, so opening costs the same whatever the
+    // archive: passages are numbered 1..N, and knowledge passages are the ids `kb:...`.
+    this.#size = (db.prepare('SELECT max(n) FROM passage').pluck().get() as number | null) ?? 0;
+    this.#firstKnowledge = (db.prepare("SELECT min(n) FROM passage WHERE id >= 'kb:' AND id < 'kb;'").pluck().get() as number | null) ?? this.#size + 1;
     // Many terms in one statement (a JSON array): one call instead of one per term.
     this.#exact = db.prepare<[string], [string, number, number]>('SELECT term, id, passages FROM term WHERE term IN (SELECT value FROM json_each(?))').raw();
     // Longer terms that start with a term (`to` is the term followed by the last code point),
