@@ -67,6 +67,32 @@ function mentioningArticles(count: number): NewsDoc[] {
   }));
 }
 
+/**
+ * `count` articles like the ones bench/scenarios/astro-build.ts generates: the same paragraphs,
+ * which hold the words of the bench's questions (auction, seller, transparency, data API).
+ */
+function repeatedArticles(count: number): NewsDoc[] {
+  const body = [
+    'This article was generated to measure how the build scales with the news archive.',
+    '',
+    '## A section',
+    '',
+    'Auction volumes, seller transparency and the data API are the usual subjects. Here is a list:',
+    '',
+    '- one item with **bold** text',
+    '- another with a [link](/news/)',
+    '',
+    'The last paragraph closes the article with a sentence or two about what comes next.',
+  ].join('\n');
+  return Array.from({ length: count }, (_, n) => ({
+    id: `bench-article-${n}`,
+    heading: `Benchmark article number ${n}`,
+    subheading: 'One of the generated articles that measure how the build scales with the news archive.',
+    body,
+    createdAt: new Date(Date.UTC(2023, 0, 1) + n * 6 * 3_600_000),
+  }));
+}
+
 describe('the index file', () => {
   it('is written by the build and opened read-only, answering as the index built in memory does', () => {
     const file = tempFile('assistant-index.sqlite');
@@ -164,6 +190,25 @@ describe('ranking', () => {
         expect(got?.matched.toSorted(), question).toEqual(want?.matched.toSorted());
       }
     });
+  });
+
+  it("never puts an article that merely repeats the question's words ahead of the site's own pages", () => {
+    const noisy = KnowledgeIndex.fromCorpus({ news: [...siteCorpus.news, ...repeatedArticles(2_000)], knowledge: siteCorpus.knowledge });
+    const expected: Array<[string, string]> = [
+      ['How do I use the data API?', 'kb:data-api#'],
+      ['What are the rate limits?', 'kb:rate-limits#'],
+      ['Where is your sellers.json?', 'kb:sellers-json#0'],
+      ['How can I contact the team about a high priority issue?', 'kb:contact#'],
+      ['What does the transparency report say?', 'news:transparency-report-h1-2026#0'],
+      // Five subjects at once: any of the site's own pages, never a generated one.
+      ['seller transparency data api auction', ''],
+      ['auction volumes', 'news:privacy-sandbox-testing#0'],
+    ];
+    for (const [question, passage] of expected) {
+      const [top] = noisy.search(weighted(question), 1);
+      expect(top?.passage.id.startsWith(passage), `${question}: ${top?.passage.id}`).toBe(true);
+      expect(top?.passage.id, question).not.toMatch(/bench-article/);
+    }
   });
 
   it.each([
