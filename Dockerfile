@@ -29,9 +29,10 @@ ENV NODE_OPTIONS=--max-semi-space-size=4 MALLOC_ARENA_MAX=2
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev && npm cache clean --force
-# What the server and `node jobs/cli/migrate.ts` read at run time: the build (pages, the content
-# collections and the server compiled to JavaScript in dist/server), the launcher in bin/, the
-# TypeScript sources the commands run by type stripping, and package.json ("type": "module").
+# What the server and `node jobs/cli/migrate.ts` read at run time: the build (pages, the
+# assistant's search index and the server compiled to JavaScript in dist/server), the launcher
+# in bin/, the TypeScript sources the commands run by type stripping, and package.json ("type":
+# "module").
 # content/ is read only by `astro build`.
 COPY --from=build /app/dist ./dist
 COPY bin ./bin

@@ -3,6 +3,7 @@ import { defineConfig } from 'astro/config';
 import node from '@astrojs/node';
 import sitemap from '@astrojs/sitemap';
 import { readdirSync, readFileSync } from 'node:fs';
+import { assistantIndex } from './src/app/assistant-index-integration.ts';
 import { devServices } from './src/app/dev-integration.ts';
 import { serverBundle } from './src/app/server-bundle.ts';
 import { articleLastmods } from './src/features/news/article-meta.ts';
@@ -38,9 +39,11 @@ export default defineConfig({
   // `astro dev` the services the production edge builds (src/app/dev-integration.ts); serverBundle
   // compiles the production server into the build (src/app/server-bundle.ts).
   // `lastmod` of the article pages and /news/ comes from the articles' publication times.
-  // staticManifestIntegration comes last: it precompresses dist/client and describes it for the
-  // server (src/server/precompress.ts) once every other integration has written its files.
-  integrations: [sitemap({ customPages: [new URL('/stats/', site).href], serialize: withLastmod }), devServices(), serverBundle(), staticManifestIntegration()],
+  // assistantIndex moves the assistant's index out of the public files (first, before any other
+  // hook looks at dist/client). staticManifestIntegration comes last: it precompresses
+  // dist/client and describes it for the server (src/server/precompress.ts) once every other
+  // integration has written its files.
+  integrations: [assistantIndex(), sitemap({ customPages: [new URL('/stats/', site).href], serialize: withLastmod }), devServices(), serverBundle(), staticManifestIntegration()],
   // The adapter would otherwise enable filesystem sessions; nothing here uses them.
   session: false,
   // CSP hashes for every script and style Astro emits (no 'unsafe-inline'). Astro's checkOrigin

@@ -27,7 +27,8 @@ declare module 'vitest' {
 }
 
 async function buildIfMissing(): Promise<void> {
-  if (existsSync('dist/server/entry.mjs')) return;
+  // A build from before the assistant's index existed lacks it: the server would refuse to start.
+  if (existsSync('dist/server/entry.mjs') && existsSync('dist/server/assistant-index.sqlite')) return;
   const build = spawn(process.execPath, ['node_modules/astro/bin/astro.mjs', 'build'], { stdio: 'inherit' });
   const code = await new Promise<number | null>((resolve) => build.once('exit', resolve));
   if (code !== 0) throw new Error(`astro build failed (exit ${code})`);

@@ -7,7 +7,8 @@
  * can tell a configuration mistake, which restarting will not fix, from an outage, which it may:
  *   78 EX_CONFIG       an unsupported Node.js, a variable is invalid, DATABASE_URL cannot be created or opened, HOST is
  *                      not an address of this machine, the database refuses the credentials, the build's
- *                      static manifest is malformed (run `npm run build`)
+ *                      static manifest is malformed, the build has no assistant index or one of another
+ *                      format (run `npm run build`)
  *   77 EX_NOPERM       not allowed to listen on PORT (EACCES: below 1024 without privilege)
  *   75 EX_TEMPFAIL     the database stayed locked past its budget (run again)
  *   69 EX_UNAVAILABLE  PORT is in use (EADDRINUSE); the database cannot be reached
@@ -133,9 +134,14 @@ async function failStart(failure: Failure, error: unknown): Promise<never> {
   process.exit(failure.exitCode);
 }
 
-/** Failures of createApp: the Astro build, and the database (open, connect, migrate: exit-codes.ts). */
+/** Failures of createApp: the Astro build, its assistant index, and the database (open, connect, migrate: exit-codes.ts). */
 function buildFailure(error: unknown, cfg: Config): Failure {
   const top = chainOf(error)[0]?.message ?? '';
+  // The index is part of the build (written by `astro build`): a build without it, or from
+  // another version, is fixed by building again, not by retrying (features/chat/knowledge-index.ts).
+  if (chainOf(error)[0]?.code === 'ASSISTANT_INDEX_UNUSABLE') {
+    return { exitCode: EX_CONFIG, line: `start-up failed: ${firstLine(top)}: run \`npm run build\`` };
+  }
   if (chainOf(error).some((e) => e.code === 'ERR_MODULE_NOT_FOUND') && /Astro build/.test(top)) {
     return { exitCode: EX_NOINPUT, line: `start-up failed: no Astro build in DIST_DIR (${cfg.DIST_DIR}): run \`npm run build\` first` };
   }

@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -48,6 +48,33 @@ describe('a start-up that cannot succeed', () => {
     const run = await runToExit({ DIST_DIR: mkdtempSync(join(tmpdir(), 'no-build-')) });
     expect(run.code).toBe(66);
     expectOneCleanLine(run, /^start-up failed: no Astro build in DIST_DIR \(.+\): run `npm run build` first$/);
+  });
+
+  /** A copy of ./dist's server entry without the assistant index (`index` writes one of its own). */
+  function buildWithoutIndex(index?: (file: string) => void): string {
+    const dist = mkdtempSync(join(tmpdir(), 'no-index-'));
+    mkdirSync(join(dist, 'server'));
+    symlinkSync(resolve('dist/server/entry.mjs'), join(dist, 'server', 'entry.mjs'));
+    symlinkSync(resolve('dist/client'), join(dist, 'client'));
+    index?.(join(dist, 'server', 'assistant-index.sqlite'));
+    return dist;
+  }
+
+  it('exits 78 with one line when the build has no assistant index', async () => {
+    const run = await runToExit({ DIST_DIR: buildWithoutIndex() });
+    expect(run.code).toBe(78);
+    expectOneCleanLine(run, /^start-up failed: the build has no assistant index \(.+\/server\/assistant-index\.sqlite\): run `npm run build`$/);
+  });
+
+  it('exits 78 with one line when the assistant index is of another format', async () => {
+    const dist = buildWithoutIndex((file) => {
+      const db = new Database(file);
+      db.pragma('user_version = 999');
+      db.close();
+    });
+    const run = await runToExit({ DIST_DIR: dist });
+    expect(run.code).toBe(78);
+    expectOneCleanLine(run, /^start-up failed: the assistant index \(.+\) has format 999, this server reads format \d+: run `npm run build`$/);
   });
 
   it('exits 69 with one line when PostgreSQL cannot be reached, without its password', async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { composeReply, replyChunks } from '../../src/features/chat/built-in-assistant.ts';
 import { handleChat, handlePreflight, methodNotAllowed } from '../../src/features/chat/chat.server.ts';
+import { KnowledgeIndex } from '../../src/features/chat/knowledge-index.ts';
 import { parseSourcesLink } from '../../src/features/chat/sources.ts';
 import { handleContact } from '../../src/features/contact/handle-contact.ts';
 import { useTestDb } from './contact-fixtures.ts';
@@ -325,6 +326,16 @@ describe('the streamed reply', () => {
     });
     const text = (await readChunks(await post(ask('What is sellers.json?'), {}, deps))).join('');
     expect(text).toMatchInlineSnapshot(`"Sorry, I can't look anything up right now. Please try again in a moment, or write to the team: /contact"`);
+  });
+
+  it('says so in words, and logs why, when the index fails while searching', async () => {
+    const broken = KnowledgeIndex.fromCorpus({ news: [], knowledge: [] });
+    broken.close(); // every read now fails, as a damaged file would
+    const logged = loggedChatServices({}, 'error');
+    const response = await handleChat(chatRequest(ask('What is sellers.json?')), logged.services, chatDeps({ knowledge: () => broken }));
+    expect(response.status).toBe(200);
+    expect((await readChunks(response)).join('')).toMatch(/^Sorry, I can't look anything up right now\./);
+    expect(logged.lines.map((line) => line.msg)).toEqual(['assistant index unavailable']);
   });
 });
 

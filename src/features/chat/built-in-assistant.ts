@@ -187,7 +187,7 @@ export function composeReply(messages: readonly ChatMessage[], index: KnowledgeI
     case 'capabilities':
       return { intent, grounded: true, links: [], sources: [], text: hello + CAPABILITIES_TEXT };
     case 'latest_news': {
-      const latest = index.latestNews.slice(0, 3);
+      const latest = index.latestNews(3);
       if (latest.length === 0) return { intent, grounded: false, links: [CONTACT_PATH], sources: [], text: `${hello}There are no news articles yet. For anything else, the team is at ${CONTACT_PATH}` };
       const list = latest.map((item) => `- ${item.heading} (${formatDate(item.date)}): ${item.url}`).join('\n');
       const sources = distinctSources(latest.map((item) => ({ url: item.url, title: item.heading })));

@@ -6,11 +6,11 @@
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import type { Services } from '../../app/services.ts';
 import { errorResponse, HttpError } from '../../lib/http-error.ts';
-import { composeReply, CONTACT_PATH, replyChunks, retrieve, sourcesOf } from './built-in-assistant.ts';
+import { composeReply, CONTACT_PATH, replyChunks, retrieve, sourcesOf, type BuiltInReply } from './built-in-assistant.ts';
 import { readJsonBody } from '../../lib/json-body.ts';
 import { CHAT_BODY, CHAT_LIMITS, chatRequestFrom, type ChatMessage } from './chat-request.ts';
 import { corsHeaders, preflightHeaders } from '../../lib/cors.ts';
-import type { KnowledgeIndex } from './knowledge-index.ts';
+import type { KnowledgeIndex, SearchHit } from './knowledge-index.ts';
 import type { LlmSettings } from './llm-assistant.server.ts';
 import { checkOrigin, originError, type OriginPolicy } from './origin-policy.ts';
 import { providerFailure } from './provider-failure.ts';
@@ -122,17 +122,25 @@ interface PreparedReply {
  */
 async function prepareReply(messages: readonly ChatMessage[], signal: AbortSignal, services: ChatServices, deps: ChatDeps): Promise<PreparedReply> {
   const delayMs = deps.chunkDelayMs ?? 12;
+  const unavailable = (error: unknown): PreparedReply => {
+    services.log.error({ err: error }, 'assistant index unavailable');
+    return { assistant: 'built-in', sources: [], pieces: paced(UNAVAILABLE_TEXT, delayMs, signal) };
+  };
   let index: KnowledgeIndex;
   try {
     index = await deps.knowledge();
   } catch (error) {
-    services.log.error({ err: error }, 'assistant index unavailable');
-    return { assistant: 'built-in', sources: [], pieces: paced(UNAVAILABLE_TEXT, delayMs, signal) };
+    return unavailable(error);
   }
 
   const settings = llmSettings(services, deps);
   if (settings && !signal.aborted) {
-    const hits = retrieve(messages, index);
+    let hits: SearchHit[];
+    try {
+      hits = retrieve(messages, index);
+    } catch (error) {
+      return unavailable(error);
+    }
     // Loaded only when an LLM is configured: the AI SDK is megabytes of code the built-in
     // assistant never runs (bench/NOTES.md, peak RSS).
     const { streamLlmReply } = await import('./llm-assistant.server.ts');
@@ -154,7 +162,14 @@ async function prepareReply(messages: readonly ChatMessage[], signal: AbortSigna
       if (!signal.aborted) services.log.warn({ llm: providerFailure(error, settings.baseUrl) }, 'LLM unavailable; the built-in assistant answers');
     }
   }
-  const reply = composeReply(messages, index, { siteUrl: services.config.SITE_URL });
+  // The index is a file: a read that fails (the file damaged under a running server) is an
+  // outage of the assistant, answered in words like a missing index, not a 500.
+  let reply: BuiltInReply;
+  try {
+    reply = composeReply(messages, index, { siteUrl: services.config.SITE_URL });
+  } catch (error) {
+    return unavailable(error);
+  }
   return { assistant: 'built-in', sources: reply.sources, pieces: paced(reply.text, delayMs, signal) };
 }
 

@@ -1,21 +1,17 @@
 /**
- * The assistant's corpus from Astro's content layer: `getCollection` works at run time in
- * on-demand routes because `astro build` serialises the validated collections (bodies included)
- * into the server bundle, so no Markdown is read or parsed per request.
- *
- * The index is built on first use and kept for the life of the process (content only changes
- * with a new build, hence a new process). Building it takes a few milliseconds for the current
- * content, well inside the first reply's budget (the server's warm-up request after listening
- * builds it ahead of the first visitor).
+ * The assistant's corpus from Astro's content layer: published news and the knowledge base as
+ * plain documents. Called where the content layer runs: by `astro build`, which writes the
+ * index file from it (src/pages/assistant-index.sqlite.ts), and by `astro dev`, which builds the
+ * same index in memory. The built server never calls it: it opens the file instead, so the
+ * archive's bodies are not loaded into its memory.
  */
 import { getCollection } from 'astro:content';
+import type { Corpus } from './index-writer.ts';
 import { KnowledgeIndex } from './knowledge-index.ts';
 
-let loading: Promise<KnowledgeIndex> | undefined;
-
-async function build(): Promise<KnowledgeIndex> {
+export async function siteCorpus(): Promise<Corpus> {
   const [news, assistant] = await Promise.all([getCollection('news', (entry) => !entry.data.draft), getCollection('assistant')]);
-  return KnowledgeIndex.fromCorpus({
+  return {
     news: news.map((entry) => ({
       id: entry.id,
       heading: entry.data.heading,
@@ -25,14 +21,22 @@ async function build(): Promise<KnowledgeIndex> {
       draft: entry.data.draft,
     })),
     knowledge: assistant.map((entry) => ({ id: entry.id, title: entry.data.title, summary: entry.data.summary, body: entry.body ?? '' })),
-  });
+  };
 }
 
-/** The site's index, built once; a failed build is retried by the next caller. */
-export function loadKnowledgeIndex(): Promise<KnowledgeIndex> {
-  loading ??= build().catch((error: unknown) => {
-    loading = undefined;
-    throw error;
-  });
+let loading: Promise<KnowledgeIndex> | undefined;
+
+/**
+ * `astro dev`: the index built in memory once per dev server, from the collections as they are
+ * when the first question comes (restart the dev server to index edited content). A failed build
+ * is retried by the next caller.
+ */
+export function devKnowledgeIndex(): Promise<KnowledgeIndex> {
+  loading ??= siteCorpus()
+    .then((corpus) => KnowledgeIndex.fromCorpus(corpus))
+    .catch((error: unknown) => {
+      loading = undefined;
+      throw error;
+    });
   return loading;
 }
