@@ -7,12 +7,13 @@
  * can tell a configuration mistake, which restarting will not fix, from an outage, which it may:
  *   78 EX_CONFIG       an unsupported Node.js, a variable is invalid, DATABASE_URL cannot be created or opened, HOST is
  *                      not an address of this machine, the database refuses the credentials, the build's
- *                      static manifest is malformed, the build has no assistant index or one of another
- *                      format (run `npm run build`)
+ *                      static manifest is malformed, the build's assistant index is of another format
+ *                      (run `npm run build`)
  *   77 EX_NOPERM       not allowed to listen on PORT (EACCES: below 1024 without privilege)
  *   75 EX_TEMPFAIL     the database stayed locked past its budget (run again)
  *   69 EX_UNAVAILABLE  PORT is in use (EADDRINUSE); the database cannot be reached
- *   66 EX_NOINPUT      no Astro build in DIST_DIR, or one without its static manifest (run `npm run build`)
+ *   66 EX_NOINPUT      no Astro build in DIST_DIR, or one without its static manifest or assistant index
+ *                      (run `npm run build`)
  *   70 EX_SOFTWARE     anything else: a failed migration, an unexpected error (stack logged),
  *                      an uncaught exception while serving
  */
@@ -140,7 +141,9 @@ function buildFailure(error: unknown, cfg: Config): Failure {
   // The index is part of the build (written by `astro build`): a build without it, or from
   // another version, is fixed by building again, not by retrying (features/chat/knowledge-index.ts).
   if (chainOf(error)[0]?.code === 'ASSISTANT_INDEX_UNUSABLE') {
-    return { exitCode: EX_CONFIG, line: `start-up failed: ${firstLine(top)}: run \`npm run build\`` };
+    // Like the static manifest below: no index is "no build" (66), an unreadable one 78.
+    const missing = (chainOf(error)[0] as { missing?: boolean }).missing === true;
+    return { exitCode: missing ? EX_NOINPUT : EX_CONFIG, line: `start-up failed: ${firstLine(top)}: run \`npm run build\`` };
   }
   if (chainOf(error).some((e) => e.code === 'ERR_MODULE_NOT_FOUND') && /Astro build/.test(top)) {
     return { exitCode: EX_NOINPUT, line: `start-up failed: no Astro build in DIST_DIR (${cfg.DIST_DIR}): run \`npm run build\` first` };

@@ -60,9 +60,9 @@ describe('a start-up that cannot succeed', () => {
     return dist;
   }
 
-  it('exits 78 with one line when the build has no assistant index', async () => {
+  it('exits 66 with one line when the build has no assistant index', async () => {
     const run = await runToExit({ DIST_DIR: buildWithoutIndex() });
-    expect(run.code).toBe(78);
+    expect(run.code).toBe(66);
     expectOneCleanLine(run, /^start-up failed: the build has no assistant index \(.+\/server\/assistant-index\.sqlite\): run `npm run build`$/);
   });
 
