@@ -40,7 +40,9 @@ export const EnvSchema = z.object({
   /** How long in-flight requests (streams included) may run after SIGTERM before the process exits. */
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
   /** Upper bound of the in-memory response cache, in bytes. */
-  RESPONSE_CACHE_MAX_BYTES: positiveInt.default(32 * 1024 * 1024),
+  // 16 MiB holds about 4,000 distinct 31-day data answers, more than one integrator's working set,
+  // and keeps the process within its 150 MB budget with 5,000 articles (README "Memory").
+  RESPONSE_CACHE_MAX_BYTES: positiveInt.default(16 * 1024 * 1024),
   /**
    * Upper bound of the in-memory copies of prebuilt files (the variants actually served), in
    * bytes. The hot set (home, news list, recent articles, hashed CSS/JS, /api/news, sellers.json,
