@@ -11,9 +11,9 @@
  * The same rule as src/lib/node-version.ts (which the entries check too, for the Node.js versions
  * that load .ts but lack import.meta.main); test/e2e/node-version.test.ts keeps the two in step.
  */
-const SUPPORTED_NODE = '^22.18.0 || >=24.2.0';
+const SUPPORTED_NODE = '^22.19.0 || >=24.2.0';
 const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
-const supported = major === 22 ? minor >= 18 : major === 24 ? minor >= 2 : major >= 25;
+const supported = major === 22 ? minor >= 19 : major === 24 ? minor >= 2 : major >= 25;
 if (!supported) {
   process.stderr.write(
     `this project needs Node.js ${SUPPORTED_NODE} (TypeScript type stripping and import.meta.main); this is Node.js ${process.versions.node}: install a supported Node.js (the project pins 24, see .nvmrc or package.json "engines")\n`,

@@ -11,7 +11,7 @@ import { SUPPORTED_NODE, isSupportedNode } from '../../src/lib/node-version.ts';
 
 const PACKAGE = JSON.parse(readFileSync('package.json', 'utf8')) as { engines: { node: string }; scripts: Record<string, string> };
 const ENTRIES = ['src/app/main.ts', 'jobs/cli/seed.ts', 'jobs/cli/migrate.ts', 'jobs/cli/news-new.ts', 'jobs/cli/events-import.ts', 'jobs/cli/stats-materialize.ts', 'jobs/cli/contact-export.ts', 'jobs/cli/data-fetch.ts', 'deploy/render-nginx.ts'];
-const LINE = /^this project needs Node\.js \^22\.18\.0 \|\| >=24\.2\.0 \(.*\); this is Node\.js (\S+): install a supported Node\.js/;
+const LINE = /^this project needs Node\.js \^22\.19\.0 \|\| >=24\.2\.0 \(.*\); this is Node\.js (\S+): install a supported Node\.js/;
 
 /** The machine's own node (not node_modules/.bin's), when it is one the project does not support. */
 const OLD = ['/usr/bin/node', '/usr/local/bin/node']
@@ -37,10 +37,10 @@ describe('the supported Node.js versions', () => {
   });
 
   it('are judged alike by the preload and by the .ts check, at every edge of the range', () => {
-    const versions = ['20.20.2', '22.12.0', '22.17.1', '22.18.0', '22.20.0', '23.5.0', '23.6.0', '23.11.1', '24.0.0', '24.1.0', '24.2.0', '24.21.0', '25.0.0', '26.1.0'];
+    const versions = ['20.20.2', '22.12.0', '22.17.1', '22.18.0', '22.19.0', '22.20.0', '23.5.0', '23.6.0', '23.11.1', '24.0.0', '24.1.0', '24.2.0', '24.21.0', '25.0.0', '26.1.0'];
     const judged = versions.map((version) => [version, run(process.execPath, [...fakeVersion(version), 'bin/require-node.mjs']).status === 0]);
     expect(judged).toEqual(versions.map((version) => [version, isSupportedNode(version)]));
-    expect(judged.filter(([, ok]) => ok).map(([version]) => version)).toEqual(['22.18.0', '22.20.0', '24.2.0', '24.21.0', '25.0.0', '26.1.0']);
+    expect(judged.filter(([, ok]) => ok).map(([version]) => version)).toEqual(['22.19.0', '22.20.0', '24.2.0', '24.21.0', '25.0.0', '26.1.0']);
   });
 });
 
