@@ -38,7 +38,7 @@ export function serverBundle(): AstroIntegration {
           bundle: true,
           platform: 'node',
           format: 'esm',
-          target: 'node22.18',
+          target: 'node22.19',
           packages: 'external',
           // Readable stack traces: names and layout are kept (no minification).
           logLevel: 'warning',
