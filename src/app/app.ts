@@ -94,13 +94,14 @@ export async function createApp(config: Config, log: Logger): Promise<AppHandle>
     trustedProxy: (req) => isTrustedProxy(req.socket.remoteAddress, config.TRUST_PROXY),
     https: config.SITE_URL.startsWith('https:'),
     siteHost: () => siteHost,
-    // At most one check a second, one at a time, whatever the polling rate (probes.ts).
+    // At most one check a second, one at a time, whatever the polling rate (probes.ts). A failure
+    // is logged here, once per check, not by each probe its remembered result answers.
     ready: recentCheck(async () => {
       try {
         await handle.ping();
         log.debug({ ready: true }, 'readiness checked');
       } catch (error) {
-        log.debug({ ready: false }, 'readiness checked');
+        log.warn({ err: error }, 'readiness check failed');
         throw error;
       }
     }),

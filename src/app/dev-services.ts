@@ -52,10 +52,15 @@ export async function openDevServices(address: AddressInfo, env: NodeJS.ProcessE
   const services = createServices({ config, boundOrigin: `http://${host}:${address.port}`, db, log });
   log.info({ url: services.config.SITE_URL, database: db.target }, 'dev services ready');
 
-  const ready = recentCheck(() => db.ping());
+  // As in production (src/app/app.ts): one check a second at most, a failure logged once per check.
+  const ready = recentCheck(() =>
+    db.ping().catch((error: unknown) => {
+      log.warn({ err: error }, 'readiness check failed');
+      throw error;
+    }),
+  );
   async function probe(res: ServerResponse, path: string): Promise<void> {
     const answer = await answerProbe(path, ready, { database: db.engine });
-    if (answer.failure !== undefined) log.warn({ err: answer.failure }, 'readiness check failed');
     res.writeHead(answer.status, answer.headers).end(answer.body);
   }
 

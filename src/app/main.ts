@@ -138,20 +138,17 @@ async function failStart(failure: Failure, error: unknown): Promise<never> {
 /** Failures of createApp: the Astro build, its assistant index, and the database (open, connect, migrate: exit-codes.ts). */
 function buildFailure(error: unknown, cfg: Config): Failure {
   const top = chainOf(error)[0]?.message ?? '';
-  // The index is part of the build (written by `astro build`): a build without it, or from
-  // another version, is fixed by building again, not by retrying (features/chat/knowledge-index.ts).
-  if (chainOf(error)[0]?.code === 'ASSISTANT_INDEX_UNUSABLE') {
-    // Like the static manifest below: no index is "no build" (66), an unreadable one 78.
-    const missing = (chainOf(error)[0] as { missing?: boolean }).missing === true;
-    return { exitCode: missing ? EX_NOINPUT : EX_CONFIG, line: `start-up failed: ${firstLine(top)}: run \`npm run build\`` };
-  }
   if (chainOf(error).some((e) => e.code === 'ERR_MODULE_NOT_FOUND') && /Astro build/.test(top)) {
     return { exitCode: EX_NOINPUT, line: `start-up failed: no Astro build in DIST_DIR (${cfg.DIST_DIR}): run \`npm run build\` first` };
   }
-  if (error instanceof StaticManifestError) {
-    // A build from before manifests, or an interrupted one, is "no build" (66); one that is there
-    // but unreadable is a configuration to fix (78). Either way the fix is a new build.
-    return { exitCode: error.reason === 'missing' ? EX_NOINPUT : EX_CONFIG, line: `start-up failed: ${error.message}` };
+  // Files `astro build` writes for the server (the static manifest, the assistant's index): a
+  // build from before them, or an interrupted one, is "no build" (66); one that is there but
+  // unreadable is a configuration to fix (78). Either way the fix is a new build. The index's
+  // error is recognised by its code, so this file does not load the chat feature's SQLite driver.
+  const first = chainOf(error)[0] as (Error & { code?: unknown; reason?: unknown }) | undefined;
+  if (error instanceof StaticManifestError || first?.code === 'ASSISTANT_INDEX_UNUSABLE') {
+    const line = error instanceof StaticManifestError ? error.message : `${firstLine(top)}: run \`npm run build\``;
+    return { exitCode: first?.reason === 'missing' ? EX_NOINPUT : EX_CONFIG, line: `start-up failed: ${line}` };
   }
   const failure = databaseFailure(error, cfg.DATABASE_URL);
   return { ...failure, line: `start-up failed: ${failure.line}` };

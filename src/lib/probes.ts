@@ -9,20 +9,21 @@ export interface ProbeAnswer {
   status: 200 | 503;
   headers: Record<string, string>;
   body: string;
-  /** Why the service is not ready: for the log, never for whoever polls the probe (it may name hosts or paths). */
-  failure?: unknown;
 }
 
 const PROBE_HEADERS = { 'cache-control': 'no-store', 'content-type': 'application/json; charset=utf-8' };
 
-/** `/healthz` answers while the process runs; `/readyz` asks `ready` (it rejects when not ready). */
+/**
+ * `/healthz` answers while the process runs; `/readyz` asks `ready` (it rejects when not ready,
+ * and logs why itself: the reason may name hosts or paths, so it never reaches whoever polls).
+ */
 export async function answerProbe(path: string, ready: () => Promise<void>, details: Record<string, string>): Promise<ProbeAnswer> {
   if (path !== PATHS.readyz) return { status: 200, headers: PROBE_HEADERS, body: JSON.stringify({ status: 'ok', uptimeSeconds: Math.round(process.uptime()) }) };
   try {
     await ready();
     return { status: 200, headers: PROBE_HEADERS, body: JSON.stringify({ status: 'ready', ...details }) };
-  } catch (failure) {
-    return { status: 503, headers: PROBE_HEADERS, body: JSON.stringify({ status: 'unavailable', ...details }), failure };
+  } catch {
+    return { status: 503, headers: PROBE_HEADERS, body: JSON.stringify({ status: 'unavailable', ...details }) };
   }
 }
 

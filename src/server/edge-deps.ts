@@ -45,7 +45,7 @@ export interface EdgeDeps {
   siteHost: () => string;
   /** Whether the peer is a proxy TRUST_PROXY names: only then is its X-Request-Id taken. None: never. */
   trustedProxy?: (req: IncomingMessage) => boolean;
-  /** /readyz: resolves when the service can take writes, rejects with the reason otherwise. */
+  /** /readyz: resolves when the service can take writes, rejects with the reason otherwise (and logs it: the edge does not). */
   ready: () => Promise<void>;
   /** Named in /readyz answers, e.g. `{ database: 'sqlite' }`. */
   readyDetails: Record<string, string>;

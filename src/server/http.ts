@@ -52,7 +52,6 @@ export function createEdge(deps: EdgeDeps): Edge {
   const securityByRoute = new Map<Route, readonly string[]>();
   const storedHeadOf = createStoredHeads();
   let draining = false;
-  let lastReadinessFailure: unknown;
 
   /** The headers every response of `route` starts with: security, request id, Connection when draining. */
   function startHead(route: Route, requestId: string): Head {
@@ -148,11 +147,9 @@ export function createEdge(deps: EdgeDeps): Edge {
   }
 
   async function probe(res: ServerResponse, route: Route, head: Head): Promise<void> {
+    // A failed check is logged where it runs (deps.ready), once per check: a probe flood answered
+    // from one remembered failure must not become a log flood.
     const answer = await answerProbe(route.path, deps.ready, deps.readyDetails);
-    // A failure is remembered for a second and answers every probe meanwhile: logged once per
-    // check that failed, not once per probe (a probe flood must not become a log flood).
-    if (answer.failure !== undefined && answer.failure !== lastReadinessFailure) log.warn({ err: answer.failure }, 'readiness check failed');
-    lastReadinessFailure = answer.failure;
     for (const name in answer.headers) head.push(name, answer.headers[name]!);
     res.writeHead(answer.status, head).end(answer.body);
   }

@@ -74,13 +74,13 @@ const COMPLETED_CANDIDATES = 64;
 export class KnowledgeIndexError extends Error {
   readonly code = 'ASSISTANT_INDEX_UNUSABLE';
   readonly file: string;
-  /** No file at all (a build from before the index, or an interrupted one), rather than an unreadable one. */
-  readonly missing: boolean;
-  constructor(file: string, message: string, options?: ErrorOptions & { missing?: boolean }) {
+  /** As StaticManifestError's: no file at all (a build from before the index, or an interrupted one), or an unreadable one. */
+  readonly reason: 'missing' | 'malformed';
+  constructor(file: string, message: string, options?: ErrorOptions & { reason?: 'missing' | 'malformed' }) {
     super(message, options);
     this.name = 'KnowledgeIndexError';
     this.file = file;
-    this.missing = options?.missing ?? false;
+    this.reason = options?.reason ?? 'malformed';
   }
 }
 
@@ -166,7 +166,7 @@ export class KnowledgeIndex {
    * start-up time and memory do not depend on the archive.
    */
   static open(file: string): KnowledgeIndex {
-    if (!existsSync(file)) throw new KnowledgeIndexError(file, `the build has no assistant index (${file})`, { missing: true });
+    if (!existsSync(file)) throw new KnowledgeIndexError(file, `the build has no assistant index (${file})`, { reason: 'missing' });
     let db: Database.Database | undefined;
     try {
       db = new Database(file, { readonly: true, fileMustExist: true });
