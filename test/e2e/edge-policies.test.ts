@@ -121,14 +121,21 @@ describe('the page bucket', () => {
   it('stops one client rendering /stats/ 300 times in a row', async () => {
     limited = await startServer({});
     const statuses: number[] = [];
-    for (let i = 0; i < 300; i++) statuses.push((await fetch(`${limited.url}/stats/?startDate=2026-01-01&endDate=2026-01-0${1 + (i % 9)}`)).status);
+    let last: Response | undefined;
+    for (let i = 0; i < 300; i++) {
+      const response = await fetch(`${limited.url}/stats/?startDate=2026-01-01&endDate=2026-01-0${1 + (i % 9)}`);
+      statuses.push(response.status);
+      if (response.status === 429) last = response;
+      await response.arrayBuffer();
+    }
     const refused = statuses.filter((s) => s === 429).length;
     // The default page bucket holds 240: the rest of 300 rapid renders are refused.
     expect(refused).toBeGreaterThanOrEqual(50);
     expect(statuses.slice(0, 200).every((s) => s !== 429)).toBe(true);
-    const last = await fetch(`${limited.url}/stats/`);
-    expect(last.status).toBe(429);
-    expect(last.headers.get('retry-after')).toMatch(/^\d+$/);
-    expect(last.headers.get('x-ratelimit-scope')).toBe('page-minute');
+    // A refusal's own headers (a fresh request after the loop could meet the token the bucket
+    // refills every 250 ms at 240 a minute, and pass).
+    expect(last?.status).toBe(429);
+    expect(last!.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(last!.headers.get('x-ratelimit-scope')).toBe('page-minute');
   });
 });
