@@ -1,0 +1,111 @@
+/**
+ * The one handler contract. Every endpoint a feature serves is an `Endpoint`: a function of a
+ * plain request (method, normalised URL, headers, the body bytes already read within the route's
+ * limit, one deadline and one abort signal) and the feature's own narrow dependencies, answering a
+ * plain response whose body may be a stream (the chat reply).
+ *
+ * Each endpoint is bound to its path once, in the route table (src/server/routes.ts). The edge
+ * (src/server/http.ts) calls it directly, having read the body once; under `astro dev` the Astro
+ * route is a one-line adapter (src/server/astro-endpoint.ts) that builds the same plain request
+ * with `plainRequestOf` below. Plain objects rather than Fetch `Request`/`Response`: Astro's
+ * pipeline cost about 250 us a request and a Fetch pair 70-90 us of a 480 us cache miss
+ * (undici's body streams; bench/NOTES.md).
+ */
+import { HttpError } from './http-error.ts';
+
+/** Read access to request headers: Fetch's `Headers` has it, and so has the edge's view of node's. */
+export interface HeaderReader {
+  /** The field's value, several lines joined with ", " (RFC 9110 section 5.3); null when absent. */
+  get(name: string): string | null;
+}
+
+export interface PlainRequest {
+  method: string;
+  /** The normalised target the edge decided on, on the site's own origin. */
+  url: URL;
+  headers: HeaderReader;
+  /** The body, read once within the route's `bodyLimit`; undefined for GET, HEAD and OPTIONS. */
+  body: Uint8Array | undefined;
+  /**
+   * When the answer is due (epoch ms): the route's one deadline, from the request's arrival.
+   * Work that can wait on something slow (a database, a lock) takes its budget from here.
+   */
+  deadline: number;
+  /** Aborted when the client goes away; a streamed answer stops producing then. */
+  signal: AbortSignal;
+}
+
+export interface PlainResponse {
+  status: number;
+  /** Lower-case names. */
+  headers: Record<string, string>;
+  /** null: no body (a HEAD, a 304, a 204). A stream is sent as it comes, without Content-Length. */
+  body: string | Uint8Array | ReadableStream<Uint8Array> | null;
+}
+
+/** A feature's endpoint: plain request and its own dependencies in, plain response out. */
+export type Endpoint<Deps> = (request: PlainRequest, deps: Deps) => Promise<PlainResponse>;
+
+/** What the route table says about how an endpoint's request is read. */
+export interface EndpointLimits {
+  /** Largest body, in bytes. */
+  bodyLimit: number;
+  /** How long the answer may take, in ms, from the request's arrival. */
+  deadlineMs: number;
+}
+
+/** Milliseconds left before the request's deadline, never below 1 (a budget of 0 means "none"). */
+export function timeLeft(request: Pick<PlainRequest, 'deadline'>, now = Date.now()): number {
+  return Math.max(1, request.deadline - now);
+}
+
+/** 413 for a body past the route's limit: the same refusal from the edge and from `plainRequestOf`. */
+export function bodyTooLarge(limit: number): HttpError {
+  return new HttpError(413, 'payload_too_large', {
+    detail: `The request body exceeds ${limit} bytes.`,
+    resolution: `Send at most ${limit} bytes.`,
+    headers: { connection: 'close' },
+  });
+}
+
+/**
+ * A Fetch request as a plain one, its body read within `limits.bodyLimit` (never more is buffered):
+ * the Astro adapter's way in under `astro dev`, and the tests' way to call an endpoint directly.
+ */
+export async function plainRequestOf(request: Request, limits: EndpointLimits, arrived = Date.now()): Promise<PlainRequest> {
+  const method = request.method;
+  const hasBody = method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS';
+  return {
+    method,
+    url: new URL(request.url),
+    headers: request.headers,
+    body: hasBody ? await readFetchBody(request, limits.bodyLimit) : undefined,
+    deadline: arrived + limits.deadlineMs,
+    signal: request.signal,
+  };
+}
+
+async function readFetchBody(request: Request, limit: number): Promise<Uint8Array> {
+  const declared = Number(request.headers.get('content-length') ?? Number.NaN);
+  if (Number.isFinite(declared) && declared > limit) throw bodyTooLarge(limit);
+  if (!request.body) return new Uint8Array(0);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = request.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      throw bodyTooLarge(limit);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks, size);
+}
+
+/** A plain answer as a Fetch Response (the Astro adapter, tests). */
+export function fetchResponseOf(plain: PlainResponse): Response {
+  return new Response(plain.body as BodyInit | null, { status: plain.status, headers: plain.headers });
+}
