@@ -11,7 +11,7 @@
  * pipeline cost about 250 us a request and a Fetch pair 70-90 us of a 480 us cache miss
  * (undici's body streams; bench/NOTES.md).
  */
-import { HttpError } from './http-error.ts';
+import { errorResponse, HttpError } from './http-error.ts';
 
 /** Read access to request headers: Fetch's `Headers` has it, and so has the edge's view of node's. */
 export interface HeaderReader {
@@ -105,7 +105,21 @@ async function readFetchBody(request: Request, limit: number): Promise<Uint8Arra
   return Buffer.concat(chunks, size);
 }
 
-/** A plain answer as a Fetch Response (the Astro adapter, tests). */
+/**
+ * An endpoint over Fetch types: the Astro adapter under `astro dev` (src/server/astro-endpoint.ts)
+ * and tests that call a feature directly. A body past the limit is the 413 the edge would send.
+ */
+export async function callOverFetch<Deps>(endpoint: Endpoint<Deps>, request: Request, deps: Deps, limits: EndpointLimits): Promise<Response> {
+  let plain: PlainRequest;
+  try {
+    plain = await plainRequestOf(request, limits);
+  } catch (error) {
+    return errorResponse(error, new URL(request.url).pathname);
+  }
+  return fetchResponseOf(await endpoint(plain, deps));
+}
+
+/** A plain answer as a Fetch Response. */
 export function fetchResponseOf(plain: PlainResponse): Response {
   return new Response(plain.body as BodyInit | null, { status: plain.status, headers: plain.headers });
 }

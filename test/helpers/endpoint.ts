@@ -2,13 +2,12 @@
  * Calling an endpoint (src/lib/endpoint.ts) directly with a Fetch Request, as the Astro adapter
  * does under `astro dev`: the body read once within the route's limit, the route's deadline from
  * now, the answer as a Fetch Response. Tests of a feature's logic use this; tests of the edge's
- * policies go through the edge (test/unit/server/edge*.test.ts).
+ * policies go through the edge itself.
  */
-import { fetchResponseOf, plainRequestOf, type Endpoint, type EndpointLimits } from '../../src/lib/endpoint.ts';
+import { callOverFetch, type Endpoint, type EndpointLimits } from '../../src/lib/endpoint.ts';
 
 const DEFAULT_LIMITS: EndpointLimits = { bodyLimit: 64 * 1024, deadlineMs: 4_000 };
 
-export async function callEndpoint<Deps>(endpoint: Endpoint<Deps>, request: Request, deps: Deps, limits: Partial<EndpointLimits> = {}): Promise<Response> {
-  const plain = await plainRequestOf(request, { ...DEFAULT_LIMITS, ...limits });
-  return fetchResponseOf(await endpoint(plain, deps));
+export function callEndpoint<Deps>(endpoint: Endpoint<Deps>, request: Request, deps: Deps, limits: Partial<EndpointLimits> = {}): Promise<Response> {
+  return callOverFetch(endpoint, request, deps, { ...DEFAULT_LIMITS, ...limits });
 }
