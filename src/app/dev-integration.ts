@@ -10,6 +10,8 @@ import type { AddressInfo } from 'node:net';
 import type { AstroIntegration } from 'astro';
 import type { DevServices } from './dev-services.ts';
 
+const CONTENT_CORPUS = '/src/features/chat/content-corpus.server.ts';
+
 export function devServices(): AstroIntegration {
   let opening: Promise<DevServices> | undefined;
   return {
@@ -17,7 +19,10 @@ export function devServices(): AstroIntegration {
     hooks: {
       'astro:server:setup': ({ server }) => {
         server.middlewares.use((req, res, next) => {
-          opening ??= import('./dev-services.ts').then(({ openDevServices }) => openDevServices(server.httpServer?.address() as AddressInfo));
+          // The assistant's index is built from the content collections, which only exist inside
+          // Vite's module graph (astro:content): loaded through it, on the first chat request.
+          const knowledge = () => server.ssrLoadModule(CONTENT_CORPUS).then((corpus) => (corpus as typeof import('../features/chat/content-corpus.server.ts')).devKnowledgeIndex());
+          opening ??= import('./dev-services.ts').then(({ openDevServices }) => openDevServices(server.httpServer?.address() as AddressInfo, knowledge));
           // A bad variable or an unusable database fails every request with the reason (start-up's
           // ConfigError line), which Vite logs and shows in its error overlay.
           opening.then((dev) => dev.handle(req, res, next), next);

@@ -13,10 +13,10 @@ export interface Services {
   db: DbHandle;
   log: Logger;
   /**
-   * The site assistant's search index, opened read-only from the build at start-up. Absent under
-   * `astro dev`, where the chat route builds one from the content collections.
+   * The site assistant's search index: in production the one `astro build` wrote, opened
+   * read-only at start-up; under `astro dev`, built from the content collections on first use.
    */
-  assistantIndex?: KnowledgeIndex | undefined;
+  knowledge: () => KnowledgeIndex | Promise<KnowledgeIndex>;
   /**
    * Drop cached GET responses whose path starts with `pathPrefix` (the edge's response cache).
    * Called by writers that change what a response would say, e.g. the stats materialiser.
@@ -30,19 +30,19 @@ export interface ServiceParts {
   boundOrigin: string;
   db: DbHandle;
   log: Logger;
-  /** The assistant's index (production: the build's file); none in `astro dev`. */
-  assistantIndex?: KnowledgeIndex | undefined;
+  /** The assistant's index (see Services.knowledge). */
+  knowledge: () => KnowledgeIndex | Promise<KnowledgeIndex>;
   /** The edge's response cache; none in `astro dev`, where purging is a no-op. */
   cache?: { purge(pathPrefix: string): number };
 }
 
 /** The one way to assemble `Services`, shared by the production edge and the dev server. */
-export function createServices({ config, boundOrigin, db, log, assistantIndex, cache }: ServiceParts): Services {
+export function createServices({ config, boundOrigin, db, log, knowledge, cache }: ServiceParts): Services {
   return {
     config: resolveOrigin(config, boundOrigin),
     db,
     log,
-    assistantIndex,
+    knowledge,
     purgeCache: (prefix) => {
       const dropped = cache?.purge(prefix) ?? 0;
       if (dropped > 0) log.debug({ prefix, dropped }, 'response cache purged');

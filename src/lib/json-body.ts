@@ -16,6 +16,7 @@
 import { FieldError, validationFailed } from './field-error.ts';
 import { HttpError } from './http-error.ts';
 import { declaresForeignCharset, isJsonMediaType } from './media-type.ts';
+import type { HeaderReader } from './endpoint.ts';
 
 export interface JsonBodyOptions {
   /** What the body carries, for resolutions: "the form", "the conversation". */
@@ -45,7 +46,7 @@ export function describeJsonType(value: unknown): string {
 }
 
 /** 415 unless the headers announce uncompressed UTF-8 JSON. */
-export function checkJsonRepresentation(headers: Headers, options: Pick<JsonBodyOptions, 'subject'>): void {
+export function checkJsonRepresentation(headers: HeaderReader, options: Pick<JsonBodyOptions, 'subject'>): void {
   const contentType = headers.get('content-type');
   if (!isJsonMediaType(contentType) || declaresForeignCharset(contentType)) {
     throw new HttpError(415, 'unsupported_media_type', {

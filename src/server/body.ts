@@ -4,15 +4,7 @@
  * rest is never buffered (the connection is closed instead).
  */
 import type { IncomingMessage } from 'node:http';
-import { HttpError } from '../lib/http-error.ts';
-
-function tooLarge(limit: number): HttpError {
-  return new HttpError(413, 'payload_too_large', {
-    detail: `The request body exceeds ${limit} bytes.`,
-    resolution: `Send at most ${limit} bytes.`,
-    headers: { connection: 'close' },
-  });
-}
+import { bodyTooLarge as tooLarge } from '../lib/endpoint.ts';
 
 /** The client closed the connection before its body arrived: not an error of ours. */
 export class ClientAbortedError extends Error {

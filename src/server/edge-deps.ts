@@ -1,13 +1,12 @@
 /**
  * What the edge (src/server/http.ts) is given by the composition root (src/app/app.ts): Astro's
- * handler, the feature handlers it calls itself, the rate limiter and the per-request settings.
+ * handler, what the route table's endpoints need, the rate limiter and the per-request settings.
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { HttpError } from '../lib/http-error.ts';
-import type { PlainHandler } from '../lib/plain-http.ts';
 import type { ResponseCache } from './response-cache.ts';
-import type { RateClass } from './routes.ts';
+import type { EndpointDeps, RateClass } from './routes.ts';
 import type { StaticFiles } from './static-files.ts';
 
 /** Astro's Node adapter handler in middleware mode. */
@@ -30,10 +29,10 @@ export interface EdgeDeps {
   log: Logger;
   astro: AstroHandler;
   /**
-   * Feature handlers the edge calls itself, keyed by `Route.path`, instead of through Astro's
-   * request pipeline (src/lib/plain-http.ts); every other route goes to Astro.
+   * What the endpoints the route table binds need (src/lib/endpoint.ts), read per request: the
+   * services exist once the server listens.
    */
-  handlers?: ReadonlyMap<string, PlainHandler>;
+  endpointDeps: () => EndpointDeps;
   statics: StaticFiles;
   cache: ResponseCache;
   limiter?: EdgeLimiter;

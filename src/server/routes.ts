@@ -1,15 +1,32 @@
 /**
  * The one route table of the edge. Each public path is declared once, with every policy the edge
- * applies to it: which interface (and so which error format), CORS, CSP, body limit, rate class
- * and which query parameters select a cached response. Every policy reads its answer from the
- * `Route` that `routeOf` returns for the request's one normalised path (request-target.ts), so
- * two spellings of one resource cannot get two policies.
+ * applies to it: which interface (and so which error format), CORS, CSP, body limit, deadline,
+ * rate class, which query parameters select a cached response, and the feature endpoint that
+ * answers it (src/lib/endpoint.ts). Every policy reads its answer from the `Route` that `routeOf`
+ * returns for the request's one normalised path (request-target.ts), so two spellings of one
+ * resource cannot get two policies.
+ *
+ * Paths without an endpoint are pages, prebuilt files and Astro's own: the edge serves the files
+ * and hands the rest to Astro's handler.
  */
 import { interfaceOf, type ApiInterface } from '../lib/http-error.ts';
+import type { Endpoint } from '../lib/endpoint.ts';
 import { PATHS } from '../lib/paths.ts';
 import type { RateClass } from '../lib/rate-class.ts';
+import { chatEndpoint, type ChatDeps } from '../features/chat/chat.server.ts';
+import { CHAT_LIMITS } from '../features/chat/chat-request.ts';
+import { challengeEndpoint, type ChallengeDeps } from '../features/contact/altcha.server.ts';
+import { CONTACT_LIMITS } from '../features/contact/contact.ts';
+import { contactEndpoint, type ContactDeps } from '../features/contact/handle-contact.ts';
+import { dataEndpoint, type DataDeps } from '../features/stats/data-handler.server.ts';
 
 export type { RateClass };
+
+/**
+ * Everything the bound endpoints need, each feature's own narrow dependencies together: the
+ * composition root's services satisfy it (a type error there names what is missing).
+ */
+export type EndpointDeps = ChatDeps & ChallengeDeps & ContactDeps & DataDeps;
 
 export interface Route {
   /** The canonical path of the resource; spellings with a trailing slash share it (cache key, purge). */
@@ -24,8 +41,16 @@ export interface Route {
   kind: 'api' | 'page' | 'probe' | 'hidden';
   /** `public`: any origin may read it (`*`, GET/HEAD); `origins`: ALLOWED_ORIGINS only; `none`. */
   cors: 'public' | 'origins' | 'none';
-  /** Largest request body accepted, in bytes (413 past it, before Astro parses anything). */
+  /** Largest request body accepted, in bytes (413 past it, read once by the edge). */
   bodyLimit: number;
+  /**
+   * How long the answer may take, in ms from the request's arrival: the endpoint's one deadline
+   * (PlainRequest.deadline), inside the 5 s the interfaces promise (docs/interface.md section 5),
+   * with room left to send the answer.
+   */
+  deadlineMs: number;
+  /** The feature endpoint that answers this path, every method; none: a page or a file. */
+  endpoint?: Endpoint<EndpointDeps> | undefined;
   /** The rate class a request spends, by method; null: not limited. */
   rate: (method: string) => RateClass | null;
   /**
@@ -43,6 +68,7 @@ export interface Route {
 const KiB = 1024;
 /** Body limit of routes that take no body worth the name (a stray POST to a page). */
 const SMALL_BODY = 64 * KiB;
+const DEADLINE_MS = 4_000;
 
 const always =
   (rateClass: RateClass | null) =>
@@ -60,6 +86,7 @@ function route(path: string, init: Partial<Omit<Route, 'path' | 'interface'>> & 
     interface: interfaceOf(path),
     cors: 'none',
     bodyLimit: SMALL_BODY,
+    deadlineMs: DEADLINE_MS,
     rate: always(init.kind === 'page' ? 'page' : 'site'),
     query: [],
     strictQuery: false,
@@ -75,12 +102,12 @@ const EXACT = new Map<string, Route>(
     readApi(PATHS.news),
     readApi(PATHS.sellers),
     readApi(PATHS.openapi),
-    route(PATHS.contact, { kind: 'api', cors: 'origins', bodyLimit: 32 * KiB, rate: writes('contact') }),
+    route(PATHS.contact, { kind: 'api', cors: 'origins', bodyLimit: CONTACT_LIMITS.bodyBytes, rate: writes('contact'), endpoint: contactEndpoint }),
     // Fetched by the contact page on load: the site's class, never cached (no-store).
-    route(PATHS.contactChallenge, { kind: 'api', cors: 'origins' }),
-    route(PATHS.chat, { kind: 'api', cors: 'origins', bodyLimit: 64 * KiB, rate: writes('chat') }),
-    // Every response of the data interface carries its own headers, whatever the method (issue 4).
-    route(PATHS.data, { kind: 'api', cors: 'public', rate: always('data'), query: ['startDate', 'endDate'], strictQuery: true }),
+    route(PATHS.contactChallenge, { kind: 'api', cors: 'origins', endpoint: challengeEndpoint }),
+    route(PATHS.chat, { kind: 'api', cors: 'origins', bodyLimit: CHAT_LIMITS.maxBodyBytes, rate: writes('chat'), endpoint: chatEndpoint }),
+    // Every response of the data interface carries its own rate-limit headers, whatever the method.
+    route(PATHS.data, { kind: 'api', cors: 'public', rate: always('data'), query: ['startDate', 'endDate'], strictQuery: true, endpoint: dataEndpoint }),
     route(PATHS.healthz, { kind: 'probe', rate: always(null) }),
     route(PATHS.readyz, { kind: 'probe', rate: always(null) }),
     // Rendered per request from the same records as the data API; reads the same two parameters.

@@ -7,10 +7,9 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { secretValues } from '../../src/app/config.ts';
-import { handleChat } from '../../src/features/chat/chat.server.ts';
 import { createLogger } from '../../src/server/log.ts';
 import { startFakeLlm, type FakeLlm } from '../fixtures/fake-llm.ts';
-import { ask, chatDeps, chatRequest, chatServices, readChunks } from '../unit/chat/chat-harness.ts';
+import { ask, callChat, chatDeps, chatRequest, chatServices, readChunks } from '../unit/chat/chat-harness.ts';
 
 const KEY = 'sk-live-7Hq2ZrX9mN4pL8wK3vB6yT1c';
 const VISITOR = 'My name is Ada Lovelace and my phone is +44 20 7946 0958: what is sellers.json?';
@@ -44,7 +43,7 @@ describe('LLM failures in the logs', () => {
   it('never logs the API key a provider repeats in its 401, and says name, status and host', async () => {
     llm.behaviour = { kind: 'refuse', status: 401, echoKey: true };
     const { services, text, lines } = logged();
-    await readChunks(await handleChat(chatRequest(ask(VISITOR)), services, chatDeps()));
+    await readChunks(await callChat(chatRequest(ask(VISITOR)), services, chatDeps()));
     expect(llm.requests[0]?.headers.authorization).toBe(`Bearer ${KEY}`);
     expect(text()).not.toContain(KEY);
     expect(text()).not.toContain('Ada Lovelace');
@@ -57,7 +56,7 @@ describe('LLM failures in the logs', () => {
   it('never logs the prompt or the visitor turns when the provider drops mid-stream', async () => {
     llm.behaviour = { kind: 'drop', tokens: ['Our ', 'sellers.json ', 'file'], after: 2 };
     const { services, text, lines } = logged();
-    const reply = (await readChunks(await handleChat(chatRequest({ messages: [{ role: 'user', content: 'Hello there' }, { role: 'user', content: VISITOR }] }), services, chatDeps()))).join('');
+    const reply = (await readChunks(await callChat(chatRequest({ messages: [{ role: 'user', content: 'Hello there' }, { role: 'user', content: VISITOR }] }), services, chatDeps()))).join('');
     expect(reply).toContain('(The answer was interrupted. Please ask again.)');
     // The provider was sent the visitor's text and our instructions; the log has neither.
     expect(JSON.stringify(llm.requests[0]?.body)).toContain('Ada Lovelace');
@@ -72,7 +71,7 @@ describe('LLM failures in the logs', () => {
   it('refuses a provider on a private address unless allowed, at once, and logs the refusal by code', async () => {
     const { services, lines } = logged({ LLM_BASE_URL: 'https://10.255.255.1/v1', LLM_TIMEOUT_MS: '15000' });
     const started = performance.now();
-    await readChunks(await handleChat(chatRequest(ask('What is sellers.json?')), services, chatDeps()));
+    await readChunks(await callChat(chatRequest(ask('What is sellers.json?')), services, chatDeps()));
     expect(performance.now() - started).toBeLessThan(5_000);
     const warned = lines().filter((l) => l['level'] === 'warn');
     expect(warned.map((l) => l['llm'])).toEqual([{ name: 'AI_APICallError', code: 'ERR_OUTBOUND_REFUSED', host: '10.255.255.1' }]);

@@ -1,15 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { composeReply, replyChunks } from '../../src/features/chat/built-in-assistant.ts';
-import { handleChat, handlePreflight, methodNotAllowed } from '../../src/features/chat/chat.server.ts';
 import { KnowledgeIndex } from '../../src/features/chat/knowledge-index.ts';
 import { parseSourcesLink } from '../../src/features/chat/sources.ts';
 import { handleContact } from '../../src/features/contact/handle-contact.ts';
 import { useTestDb } from './contact-fixtures.ts';
 import { problemParts } from '../helpers/problem.ts';
-import { ask, CHAT_URL, chatDeps, chatRequest, chatServices, loggedChatServices, PARTNER, problemOf, readChunks, SITE, siteKnowledgeIndex } from '../unit/chat/chat-harness.ts';
+import { ask, callChat, CHAT_URL, chatDeps, chatRequest, chatServices, loggedChatServices, PARTNER, problemOf, readChunks, SITE, siteKnowledgeIndex } from '../unit/chat/chat-harness.ts';
 
 const services = chatServices();
-const post = (body: unknown, init?: Parameters<typeof chatRequest>[1], deps = chatDeps()) => handleChat(chatRequest(body, init), services, deps);
+const post = (body: unknown, init?: Parameters<typeof chatRequest>[1], deps = chatDeps()) => callChat(chatRequest(body, init), services, deps);
 
 /** The problem for a conversation with one invalid field, whose message is also the detail. */
 const invalidMessages = (field: string, message: string) => ({
@@ -45,7 +44,7 @@ describe('POST /api/chat refuses what it cannot answer', () => {
 
   it('answers 415 with Accept-Encoding to a compressed body', async () => {
     const headers = { origin: SITE, 'content-type': 'application/json', 'content-encoding': 'gzip' };
-    const response = await handleChat(new Request(CHAT_URL, { method: 'POST', headers, body: JSON.stringify(ask('hi')) }), services, chatDeps());
+    const response = await callChat(new Request(CHAT_URL, { method: 'POST', headers, body: JSON.stringify(ask('hi')) }), services, chatDeps());
     expect(response.status).toBe(415);
     expect(response.headers.get('accept-encoding')).toBe('identity');
   });
@@ -53,7 +52,7 @@ describe('POST /api/chat refuses what it cannot answer', () => {
   it('answers 400 malformed_json to a body that is not UTF-8 instead of guessing its text', async () => {
     // {"messages":[{"role":"user","content":"\xff\xfe"}]} with two bytes no UTF-8 text contains.
     const bytes = Buffer.concat([Buffer.from('{"messages":[{"role":"user","content":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}]}')]);
-    const response = await handleChat(new Request(CHAT_URL, { method: 'POST', headers: { origin: SITE, 'content-type': 'application/json' }, body: bytes }), services, chatDeps());
+    const response = await callChat(new Request(CHAT_URL, { method: 'POST', headers: { origin: SITE, 'content-type': 'application/json' }, body: bytes }), services, chatDeps());
     expect(await problemOf(response)).toMatchObject({ status: 400, body: { code: 'malformed_json', detail: 'The request body is not valid UTF-8.' } });
   });
 
@@ -170,7 +169,7 @@ describe('POST /api/chat and the origin of the caller', () => {
   });
 
   it('answers a request without Origin when CHAT_ALLOW_NO_ORIGIN=true', async () => {
-    const response = await handleChat(chatRequest(ask('hi'), { origin: null }), chatServices({ CHAT_ALLOW_NO_ORIGIN: 'true' }), chatDeps());
+    const response = await callChat(chatRequest(ask('hi'), { origin: null }), chatServices({ CHAT_ALLOW_NO_ORIGIN: 'true' }), chatDeps());
     expect(response.status).toBe(200);
     expect(response.headers.get('access-control-allow-origin')).toBeNull();
   });
@@ -178,9 +177,9 @@ describe('POST /api/chat and the origin of the caller', () => {
   it('allows the default origins derived from the listen address', async () => {
     const local = chatServices({ SITE_URL: '', ALLOWED_ORIGINS: '', PORT: '8080' });
     for (const origin of ['http://127.0.0.1:8080', 'http://localhost:8080']) {
-      expect((await handleChat(chatRequest(ask('hi'), { origin }), local, chatDeps())).status).toBe(200);
+      expect((await callChat(chatRequest(ask('hi'), { origin }), local, chatDeps())).status).toBe(200);
     }
-    expect((await handleChat(chatRequest(ask('hi'), { origin: 'http://localhost:8081' }), local, chatDeps())).status).toBe(403);
+    expect((await callChat(chatRequest(ask('hi'), { origin: 'http://localhost:8081' }), local, chatDeps())).status).toBe(403);
   });
 
   it('gives an allowed cross-origin caller CORS headers on the reply and on errors', async () => {
@@ -198,11 +197,11 @@ describe('OPTIONS /api/chat (CORS preflight)', () => {
   const preflight = (origin: string | null) => {
     const headers = new Headers({ 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' });
     if (origin) headers.set('origin', origin);
-    return handlePreflight(new Request(`${SITE}/api/chat`, { method: 'OPTIONS', headers }), services);
+    return callChat(new Request(`${SITE}/api/chat`, { method: 'OPTIONS', headers }), services);
   };
 
   it('lets an allowed origin POST JSON, and says for how long', async () => {
-    const response = preflight(PARTNER);
+    const response = await preflight(PARTNER);
     expect(response.status).toBe(204);
     expect(Object.fromEntries(response.headers)).toMatchInlineSnapshot(`
       {
@@ -218,14 +217,14 @@ describe('OPTIONS /api/chat (CORS preflight)', () => {
   });
 
   it('refuses a preflight from another origin without granting anything', async () => {
-    const response = preflight('https://evil.test');
+    const response = await preflight('https://evil.test');
     expect(response.status).toBe(403);
     expect(response.headers.get('access-control-allow-origin')).toBeNull();
     expect(response.headers.get('access-control-allow-methods')).toBeNull();
   });
 
-  it('answers a plain OPTIONS with the allowed methods', () => {
-    const response = preflight(null);
+  it('answers a plain OPTIONS with the allowed methods', async () => {
+    const response = await preflight(null);
     expect(response.status).toBe(204);
     expect(response.headers.get('allow')).toBe('OPTIONS, POST');
   });
@@ -233,7 +232,7 @@ describe('OPTIONS /api/chat (CORS preflight)', () => {
 
 describe('other methods', () => {
   it('answers 405 with Allow', async () => {
-    const response = methodNotAllowed(new Request(`${SITE}/api/chat`, { method: 'GET' }));
+    const response = await callChat(new Request(`${SITE}/api/chat`, { method: 'GET' }), services);
     expect(response.headers.get('allow')).toBe('OPTIONS, POST');
     expect(await problemParts(response)).toEqual({ code: 'method_not_allowed', detail: 'GET is not supported here; send the conversation with POST.', status: 405, title: 'Method not allowed' });
   });
@@ -288,7 +287,7 @@ describe('the streamed reply', () => {
     const whole = replyChunks(composeReply([{ role: 'user', content: question }], siteKnowledgeIndex(), { siteUrl: SITE }).text);
     const client = new AbortController();
     const logged = loggedChatServices();
-    const response = await handleChat(chatRequest(ask(question), { signal: client.signal }), logged.services, chatDeps({ chunkDelayMs: 20 }));
+    const response = await callChat(chatRequest(ask(question), { signal: client.signal }), logged.services, chatDeps({ chunkDelayMs: 20 }));
     const reader = response.body!.getReader();
     expect((await reader.read()).done).toBe(false);
     client.abort();
@@ -305,7 +304,7 @@ describe('the streamed reply', () => {
 
   it('sends nothing of a reply nobody reads (generation is pulled by the reader), and logs it', async () => {
     const logged = loggedChatServices();
-    const response = await handleChat(chatRequest(ask('What is sellers.json?')), logged.services, chatDeps());
+    const response = await callChat(chatRequest(ask('What is sellers.json?')), logged.services, chatDeps());
     await response.body!.cancel('gone');
     expect(logged.lines.filter((line) => line.msg === 'chat reply stopped early')).toEqual([
       expect.objectContaining({ assistant: 'built-in', pieces: 0, chars: 0 }),
@@ -314,7 +313,7 @@ describe('the streamed reply', () => {
 
   it('logs nothing about stopping for a reply read to the end', async () => {
     const logged = loggedChatServices();
-    await readChunks(await handleChat(chatRequest(ask('What is sellers.json?')), logged.services, chatDeps()));
+    await readChunks(await callChat(chatRequest(ask('What is sellers.json?')), logged.services, chatDeps()));
     expect(logged.lines.filter((line) => line.msg === 'chat reply stopped early')).toEqual([]);
   });
 
@@ -332,7 +331,7 @@ describe('the streamed reply', () => {
     const broken = KnowledgeIndex.fromCorpus({ news: [], knowledge: [] });
     broken.close(); // every read now fails, as a damaged file would
     const logged = loggedChatServices({}, 'error');
-    const response = await handleChat(chatRequest(ask('What is sellers.json?')), logged.services, chatDeps({ knowledge: () => broken }));
+    const response = await callChat(chatRequest(ask('What is sellers.json?')), logged.services, chatDeps({ knowledge: () => broken }));
     expect(response.status).toBe(200);
     expect((await readChunks(response)).join('')).toMatch(/^Sorry, I can't look anything up right now\./);
     expect(logged.lines.map((line) => line.msg)).toEqual(['assistant index unavailable']);
@@ -397,7 +396,7 @@ describe('POST /api/chat and POST /api/contact read a body the same way', () => 
     const bytes = typeof body === 'string' ? new TextEncoder().encode(body) : body;
     const request = (url: string) => new Request(url, { method: 'POST', headers: { origin: SITE, ...headers }, body: bytes });
     const contact = await problemOf(await handleContact(request('http://127.0.0.1:4321/api/contact'), contactSuite.services));
-    const chat = await problemOf(await handleChat(request(CHAT_URL), services, chatDeps()));
+    const chat = await problemOf(await callChat(request(CHAT_URL), services, chatDeps()));
     expect(chat.status).toBeGreaterThanOrEqual(400);
     expect([chat.status, (chat.body as { code: string }).code]).toEqual([contact.status, (contact.body as { code: string }).code]);
   });

@@ -43,6 +43,9 @@ export function testServices(handle: DbHandle, env: Record<string, string> = {})
     db: handle,
     log: pino({ level: 'silent' }),
     purgeCache: () => {},
+    knowledge: () => {
+      throw new Error('no assistant index in this test');
+    },
   };
 }
 

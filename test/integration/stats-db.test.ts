@@ -12,7 +12,8 @@ import { loadConfig } from '../../src/app/config.ts';
 import { createDb, type DbHandle } from '../../src/db/create-db.ts';
 import { migrateToLatest } from '../../src/db/migrations/index.ts';
 import type { NewEvent } from '../../src/db/schema.ts';
-import { handleData } from '../../src/features/stats/data-handler.server.ts';
+import { dataEndpoint } from '../../src/features/stats/data-handler.server.ts';
+import { callEndpoint } from '../helpers/endpoint.ts';
 import { PATHS } from '../../src/lib/paths.ts';
 
 const DATA_PATH = PATHS.data;
@@ -56,6 +57,9 @@ async function openDatabase(engine: 'sqlite' | 'postgres'): Promise<Database> {
     db: handle,
     log: pino({ level: 'silent' }),
     purgeCache: (prefix) => purged.push(prefix),
+    knowledge: () => {
+      throw new Error('no assistant index in this test');
+    },
   };
   return {
     handle,
@@ -77,7 +81,7 @@ describe.each(['sqlite', 'postgres'] as const)('community data on %s', (engine) 
     handle.db.selectFrom('daily_stat').select(['day', 'txn_count', 'impr_count', 'revenue_minor']).orderBy('day').execute()
       .then((rows) => rows.map((r) => ({ ...r, txn_count: Number(r.txn_count), impr_count: Number(r.impr_count), revenue_minor: Number(r.revenue_minor) })));
   const get = (query: string, headers: Record<string, string> = {}) =>
-    handleData(new Request(`http://site.test${DATA_PATH}?${query}`, { headers }), database.services, { now });
+    callEndpoint(dataEndpoint, new Request(`http://site.test${DATA_PATH}?${query}`, { headers }), { ...database.services, now });
   const json = async (response: Response) => DataResponse.parse(await response.json());
 
   beforeAll(async () => {
@@ -294,7 +298,7 @@ describe.each(['sqlite', 'postgres'] as const)('community data on %s', (engine) 
     });
 
     it('refuses methods other than GET and HEAD', async () => {
-      const response = await handleData(new Request(`http://site.test${DATA_PATH}?startDate=2026-03-01&endDate=2026-03-01`, { method: 'POST' }), database.services);
+      const response = await callEndpoint(dataEndpoint, new Request(`http://site.test${DATA_PATH}?startDate=2026-03-01&endDate=2026-03-01`, { method: 'POST' }), database.services);
       expect(response.status).toBe(405);
       expect(response.headers.get('allow')).toBe('GET, HEAD');
     });

@@ -13,7 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { handleData } from '../../src/features/stats/data-handler.server.ts';
+import { dataEndpoint } from '../../src/features/stats/data-handler.server.ts';
+import { callEndpoint } from '../helpers/endpoint.ts';
 import { createTempDatabase, pgAdminUrl, type TempDatabase } from '../helpers/postgres.ts';
 import { ENGINES, openTestDb, testServices, type TestDb, type TestEngine } from './contact-fixtures.ts';
 import { postContact, serve, sleep, storedContacts, timedFetch, type ServedDb } from './storage-helpers.ts';
@@ -159,7 +160,7 @@ describe.each(ENGINES)('the data API on %s while a long transaction holds the wr
     await sleep(50);
 
     const started = performance.now();
-    const response = await handleData(new Request(`http://127.0.0.1${DATA_QUERY}`), testServices(db.handle));
+    const response = await callEndpoint(dataEndpoint, new Request(`http://127.0.0.1${DATA_QUERY}`), testServices(db.handle));
     const elapsedMs = performance.now() - started;
     await holder;
     expect(response.status).toBe(expected.status);

@@ -1,14 +1,16 @@
 /**
- * `POST /api/chat` and its preflight as request-in, response-out functions (the route file is a
- * thin adapter; tests call these directly). Interface spec sections 4, 5 and 7: 400 for a bad
- * ChatRequest, 403 for an origin that is not allowed, 200 `text/plain` streamed otherwise.
+ * `POST /api/chat` and its preflight as one endpoint (src/lib/endpoint.ts), bound to its path in
+ * the route table. docs/interface.md sections 2 and 4: 400 for a bad ChatRequest, 403 for an
+ * origin that is not allowed, 200 `text/plain` streamed otherwise; OPTIONS is the CORS preflight,
+ * any other method 405.
  */
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
-import type { Services } from '../../app/services.ts';
-import { errorResponse, HttpError } from '../../lib/http-error.ts';
+import type { Logger } from 'pino';
+import { HttpError, renderError, toHttpError } from '../../lib/http-error.ts';
+import type { Endpoint, PlainRequest, PlainResponse } from '../../lib/endpoint.ts';
 import { composeReply, CONTACT_PATH, replyChunks, retrieve, sourcesOf, type BuiltInReply } from './built-in-assistant.ts';
-import { readJsonBody } from '../../lib/json-body.ts';
-import { CHAT_BODY, CHAT_LIMITS, chatRequestFrom, type ChatMessage } from './chat-request.ts';
+import { checkJsonRepresentation, parseJsonObject } from '../../lib/json-body.ts';
+import { CHAT_BODY, chatRequestFrom, type ChatMessage } from './chat-request.ts';
 import { corsHeaders, preflightHeaders } from '../../lib/cors.ts';
 import type { KnowledgeIndex, SearchHit } from './knowledge-index.ts';
 import type { LlmSettings } from './llm-assistant.server.ts';
@@ -17,23 +19,29 @@ import { providerFailure } from './provider-failure.ts';
 import { isLoopbackHost, publicFetch } from '../../lib/outbound-guard.ts';
 import { formatSourcesLink, type ChatSource } from './sources.ts';
 
-/** What the chat needs from the process-wide services. */
-export type ChatServices = Pick<Services, 'config' | 'log'>;
+/** The settings the chat reads; the composition root's configuration has them all. */
+export interface ChatSettings {
+  SITE_URL: string;
+  ALLOWED_ORIGINS: readonly string[];
+  CHAT_ALLOW_NO_ORIGIN: boolean;
+  LLM_BASE_URL?: string | undefined;
+  LLM_MODEL?: string | undefined;
+  LLM_API_KEY?: string | undefined;
+  LLM_TIMEOUT_MS: number;
+  LLM_ALLOW_PRIVATE: boolean;
+}
 
 export interface ChatDeps {
-  /** The search index, built once and cached by the caller; awaited on the first reply only. */
+  config: ChatSettings;
+  log: Logger;
+  /** The search index, opened once by the caller; awaited on the first reply only. */
   knowledge: () => KnowledgeIndex | Promise<KnowledgeIndex>;
   /**
    * Pause between pieces of a built-in reply, in ms (default 12). The reply exists at once; the
    * pacing lets the widget show it growing and lets the event loop serve others in between.
    */
   chunkDelayMs?: number;
-  /**
-   * Largest body, in bytes: the route's `bodyLimit` (src/server/routes.ts), passed by the route
-   * adapter. Other callers (tests) get the documented CHAT_LIMITS.maxBodyBytes.
-   */
-  maxBodyBytes?: number;
-  /** Fetch used to reach the LLM (default: global fetch). */
+  /** Fetch used to reach the LLM (default: the outbound guard's, see llmFetch). */
   fetch?: typeof fetch;
 }
 
@@ -52,33 +60,41 @@ const REPLY_HEADERS = {
 
 const UNAVAILABLE_TEXT = `Sorry, I can't look anything up right now. Please try again in a moment, or write to the team: ${CONTACT_PATH}`;
 
-function policyOf(services: ChatServices): OriginPolicy {
-  return { allowedOrigins: services.config.ALLOWED_ORIGINS, allowNoOrigin: services.config.CHAT_ALLOW_NO_ORIGIN };
+function policyOf(deps: ChatDeps): OriginPolicy {
+  return { allowedOrigins: deps.config.ALLOWED_ORIGINS, allowNoOrigin: deps.config.CHAT_ALLOW_NO_ORIGIN };
 }
 
-function withHeaders(response: Response, headers: Record<string, string>): Response {
-  for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
-  return response;
+function problem(error: HttpError, request: PlainRequest, headers: Record<string, string>): PlainResponse {
+  const rendered = renderError(error, request.url.pathname);
+  return { status: rendered.status, headers: { ...rendered.headers, ...headers }, body: rendered.body };
 }
 
-/** Answer a chat request: validate, then stream the reply. Never throws. */
-export async function handleChat(request: Request, services: ChatServices, deps: ChatDeps): Promise<Response> {
-  const { pathname } = new URL(request.url);
-  const decision = checkOrigin(request.headers.get('origin'), policyOf(services));
+export const chatEndpoint: Endpoint<ChatDeps> = async (request, deps) => {
+  if (request.method === 'POST') return answerChat(request, deps);
+  if (request.method === 'OPTIONS') return preflight(request, deps);
+  // RFC 9110 section 15.5.6: 405 names the methods that are allowed.
+  const detail = `${request.method} is not supported here; send the conversation with POST.`;
+  return problem(new HttpError(405, 'method_not_allowed', { detail, headers: { allow: CHAT_ALLOW } }), request, {});
+};
+
+/** Validate, then stream the reply. Never throws. */
+async function answerChat(request: PlainRequest, deps: ChatDeps): Promise<PlainResponse> {
+  const decision = checkOrigin(request.headers.get('origin'), policyOf(deps));
   const cors = corsHeaders({ origin: decision.origin, allowed: decision.allowed });
   try {
     if (!decision.allowed) throw originError(decision);
-    const chat = chatRequestFrom(await readJsonBody(request, deps.maxBodyBytes ?? CHAT_LIMITS.maxBodyBytes, CHAT_BODY));
+    checkJsonRepresentation(request.headers, CHAT_BODY);
+    const chat = chatRequestFrom(parseJsonObject(request.body ?? new Uint8Array(0), CHAT_BODY));
     // Stopped by the client going away (the request's signal) or by the reader cancelling.
     const stop = new AbortController();
     const signal = AbortSignal.any([request.signal, stop.signal]);
-    const reply = await prepareReply(chat.messages, signal, services, deps);
+    const reply = await prepareReply(chat.messages, signal, deps);
     const link = formatSourcesLink(reply.sources);
-    const body = replyStream(reply, signal, stop, services);
-    return new Response(body, { status: 200, headers: { ...REPLY_HEADERS, ...cors, ...(link ? { link } : {}) } });
+    const body = replyStream(reply, signal, stop, deps.log);
+    return { status: 200, headers: { ...REPLY_HEADERS, ...cors, ...(link ? { link } : {}) }, body };
   } catch (error) {
-    if (!(error instanceof HttpError)) services.log.error({ err: error }, 'chat request failed');
-    return withHeaders(errorResponse(error, pathname), cors);
+    if (!(error instanceof HttpError)) deps.log.error({ err: error }, 'chat request failed');
+    return problem(toHttpError(error), request, cors);
   }
 }
 
@@ -87,24 +103,13 @@ export async function handleChat(request: Request, services: ChatServices, deps:
  * from another origin, 403 without CORS headers (so the browser refuses the call). An OPTIONS
  * without Origin is a plain capability query (RFC 9110 section 9.3.7) and gets `Allow`.
  */
-export function handlePreflight(request: Request, services: ChatServices): Response {
+async function preflight(request: PlainRequest, deps: ChatDeps): Promise<PlainResponse> {
   const origin = request.headers.get('origin');
-  if (!origin) return new Response(null, { status: 204, headers: { allow: CHAT_ALLOW } });
-  const decision = checkOrigin(origin, policyOf(services));
-  if (!decision.allowed) return withHeaders(errorResponse(originError(decision), new URL(request.url).pathname), { vary: 'Origin' });
+  if (!origin) return { status: 204, headers: { allow: CHAT_ALLOW }, body: null };
+  const decision = checkOrigin(origin, policyOf(deps));
+  if (!decision.allowed) return problem(originError(decision), request, { vary: 'Origin' });
   const headers = preflightHeaders({ origin, allowed: true, methods: ['POST'], headers: ['content-type'] });
-  return new Response(null, { status: 204, headers: { ...headers, allow: CHAT_ALLOW } });
-}
-
-/** Any other method: 405 with `Allow` (RFC 9110 section 15.5.6). */
-export function methodNotAllowed(request: Request): Response {
-  return errorResponse(
-    new HttpError(405, 'method_not_allowed', {
-      detail: `${request.method} is not supported here; send the conversation with POST.`,
-      headers: { allow: CHAT_ALLOW },
-    }),
-    new URL(request.url).pathname,
-  );
+  return { status: 204, headers: { ...headers, allow: CHAT_ALLOW }, body: null };
 }
 
 /** A reply ready to stream: who answers, from which pages, and its text pieces (pulled on demand). */
@@ -120,10 +125,10 @@ interface PreparedReply {
  * for its first piece (bounded by LLM_TIMEOUT_MS): until then the built-in assistant may still
  * have to answer, with sources of its own.
  */
-async function prepareReply(messages: readonly ChatMessage[], signal: AbortSignal, services: ChatServices, deps: ChatDeps): Promise<PreparedReply> {
+async function prepareReply(messages: readonly ChatMessage[], signal: AbortSignal, deps: ChatDeps): Promise<PreparedReply> {
   const delayMs = deps.chunkDelayMs ?? 12;
   const unavailable = (error: unknown): PreparedReply => {
-    services.log.error({ err: error }, 'assistant index unavailable');
+    deps.log.error({ err: error }, 'assistant index unavailable');
     return { assistant: 'built-in', sources: [], pieces: paced(UNAVAILABLE_TEXT, delayMs, signal) };
   };
   let index: KnowledgeIndex;
@@ -133,7 +138,7 @@ async function prepareReply(messages: readonly ChatMessage[], signal: AbortSigna
     return unavailable(error);
   }
 
-  const settings = llmSettings(services, deps);
+  const settings = llmSettings(deps);
   if (settings && !signal.aborted) {
     let hits: SearchHit[];
     try {
@@ -148,10 +153,10 @@ async function prepareReply(messages: readonly ChatMessage[], signal: AbortSigna
       settings,
       messages,
       hits,
-      siteUrl: services.config.SITE_URL,
+      siteUrl: deps.config.SITE_URL,
       signal,
       // By name, status and host only (provider-failure.ts): no prompt, no visitor text, no key.
-      onError: (error) => services.log.warn({ llm: providerFailure(error, settings.baseUrl) }, 'LLM stream failed mid-reply; ended it'),
+      onError: (error) => deps.log.warn({ llm: providerFailure(error, settings.baseUrl) }, 'LLM stream failed mid-reply; ended it'),
     });
     try {
       const first = await pieces.next();
@@ -159,14 +164,14 @@ async function prepareReply(messages: readonly ChatMessage[], signal: AbortSigna
       return { assistant: 'llm', sources: sourcesOf(hits), pieces: startingWith(first, pieces) };
     } catch (error) {
       // streamLlmReply only throws before its first piece: nothing was sent, answer anyway.
-      if (!signal.aborted) services.log.warn({ llm: providerFailure(error, settings.baseUrl) }, 'LLM unavailable; the built-in assistant answers');
+      if (!signal.aborted) deps.log.warn({ llm: providerFailure(error, settings.baseUrl) }, 'LLM unavailable; the built-in assistant answers');
     }
   }
   // The index is a file: a read that fails (the file damaged under a running server) is an
   // outage of the assistant, answered in words like a missing index, not a 500.
   let reply: BuiltInReply;
   try {
-    reply = composeReply(messages, index, { siteUrl: services.config.SITE_URL });
+    reply = composeReply(messages, index, { siteUrl: deps.config.SITE_URL });
   } catch (error) {
     return unavailable(error);
   }
@@ -191,16 +196,17 @@ async function* startingWith(first: IteratorResult<string, void>, rest: AsyncGen
  * was sent. Failures end the stream normally: the status line has been sent, so the only honest
  * signal left is the text itself.
  */
-function replyStream(reply: PreparedReply, signal: AbortSignal, stop: AbortController, services: ChatServices): ReadableStream<Uint8Array> {
+function replyStream(reply: PreparedReply, signal: AbortSignal, stop: AbortController, log: Logger): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   const sent = { pieces: 0, chars: 0 };
   let ended = false;
-  // Behind the edge, a client that hangs up is seen as the reader cancelling (Astro's Node
-  // adapter cancels the body on close) or as the request's signal aborting, whichever comes first.
+  // A client that hangs up is seen as the reader cancelling (the edge, or Astro's Node adapter
+  // under `astro dev`, cancels the body on close) or as the request's signal aborting, whichever
+  // comes first.
   const stoppedEarly = () => {
     if (ended) return;
     ended = true;
-    services.log.info({ assistant: reply.assistant, sources: reply.sources.length, ...sent }, 'chat reply stopped early');
+    log.info({ assistant: reply.assistant, sources: reply.sources.length, ...sent }, 'chat reply stopped early');
   };
   const finish = (controller: ReadableStreamDefaultController<Uint8Array>) => {
     if (signal.aborted) stoppedEarly();
@@ -219,7 +225,7 @@ function replyStream(reply: PreparedReply, signal: AbortSignal, stop: AbortContr
           try {
             next = await reply.pieces.next();
           } catch (error) {
-            if (!signal.aborted) services.log.error({ err: error }, 'chat reply failed');
+            if (!signal.aborted) log.error({ err: error }, 'chat reply failed');
             return finish(controller);
           }
           if (next.done || signal.aborted) return finish(controller);
@@ -259,10 +265,10 @@ async function* paced(text: string, delayMs: number, signal: AbortSignal): Async
   }
 }
 
-function llmSettings(services: ChatServices, deps: ChatDeps): LlmSettings | undefined {
-  const { LLM_BASE_URL, LLM_MODEL, LLM_API_KEY, LLM_TIMEOUT_MS } = services.config;
+function llmSettings(deps: ChatDeps): LlmSettings | undefined {
+  const { LLM_BASE_URL, LLM_MODEL, LLM_API_KEY, LLM_TIMEOUT_MS } = deps.config;
   if (!LLM_BASE_URL || !LLM_MODEL) return undefined;
-  return { baseUrl: LLM_BASE_URL, model: LLM_MODEL, apiKey: LLM_API_KEY, timeoutMs: LLM_TIMEOUT_MS, fetch: deps.fetch ?? llmFetch(services.config) };
+  return { baseUrl: LLM_BASE_URL, model: LLM_MODEL, apiKey: LLM_API_KEY, timeoutMs: LLM_TIMEOUT_MS, fetch: deps.fetch ?? llmFetch(deps.config) };
 }
 
 /**
@@ -271,7 +277,7 @@ function llmSettings(services: ChatServices, deps: ChatDeps): LlmSettings | unde
  * (LLM_ALLOW_PRIVATE): a provider's redirect, or a DNS answer for its name, must not lead the
  * request (and its key) into the operator's network. Undefined: the SDK's default fetch.
  */
-export function llmFetch(config: Pick<ChatServices['config'], 'LLM_BASE_URL' | 'LLM_ALLOW_PRIVATE'>): typeof fetch | undefined {
+export function llmFetch(config: Pick<ChatSettings, 'LLM_BASE_URL' | 'LLM_ALLOW_PRIVATE'>): typeof fetch | undefined {
   if (config.LLM_ALLOW_PRIVATE || (config.LLM_BASE_URL !== undefined && isLoopbackHost(new URL(config.LLM_BASE_URL).hostname))) return undefined;
   return publicFetch();
 }

@@ -1,16 +1,17 @@
 /**
- * Get Data (`PATHS.data`) as request in, response out: `answerData` over plain objects, which the
- * edge calls directly (src/lib/plain-http.ts), and `handleData`, its Fetch adapter for the Astro
- * route (`astro dev`) and for tests, which call it directly with real databases.
+ * Get Data (`PATHS.data`) as an endpoint (src/lib/endpoint.ts): plain request in, plain response
+ * out. The route table binds it to its path; the edge calls it, and `astro dev` through the
+ * one-line adapter.
  *
- * Rate limiting and its headers (spec section 8) belong to the edge, which also keeps the
- * serialised 200 in its response cache for as long as `Cache-Control` allows (capped at 60 s)
- * and drops it when the materialiser commits; this handler only states the policy. Every 200 and
- * 304 says which days are final and which requested days have no record (settled.ts).
+ * Rate limiting and its headers (docs/interface.md section 6) belong to the edge, which also
+ * keeps the serialised 200 in its response cache for as long as `Cache-Control` allows (capped at
+ * 60 s) and drops it when the materialiser commits; this endpoint only states the policy. Every
+ * 200 and 304 says which days are final and which requested days have no record (settled.ts).
  */
+import type { Logger } from 'pino';
+import type { DbHandle } from '../../db/create-db.ts';
 import { HttpError, renderError, toHttpError } from '../../lib/http-error.ts';
-import { fetchResponseOf, headerOf, type PlainRequest, type PlainResponse } from '../../lib/plain-http.ts';
-import type { Services } from '../../app/services.ts';
+import { timeLeft, type Endpoint } from '../../lib/endpoint.ts';
 import type { DataResponse } from './data-record.ts';
 import { parseDateRange } from './date-range.ts';
 import { ifNoneMatchMatches, strongEtag } from '../../lib/http-validators.ts';
@@ -20,37 +21,27 @@ import { readDailyStats, toDataRecord } from './stats.server.ts';
 import type { DailyStatRow } from '../../db/schema.ts';
 import { isStorageUnavailable } from '../../db/storage-errors.ts';
 
-/**
- * Budget for reading the days, in ms: an unreachable or stuck database answers 503 within the
- * 5 s the interface promises, with room for the response itself.
- */
-const READ_DEADLINE_MS = 4_000;
-
-
-export interface HandleDataOptions {
-  /** Clock for the cache policy and the settled day (tests pin it). */
+/** What Get Data needs: the database, a log for its failures, and a clock (tests pin it). */
+export interface DataDeps {
+  db: DbHandle;
+  log: Logger;
+  /** Clock for the cache policy and the settled day; Date.now when absent. */
   now?: () => number;
 }
 
-
-/** The Fetch adapter of `answerData`. */
-export async function handleData(request: Request, services: Services, options: HandleDataOptions = {}): Promise<Response> {
-  const ifNoneMatch = request.headers.get('if-none-match');
-  const plain: PlainRequest = { method: request.method, url: new URL(request.url), headers: ifNoneMatch === null ? {} : { 'if-none-match': ifNoneMatch }, body: undefined };
-  return fetchResponseOf(await answerData(plain, services, options));
-}
-
-export async function answerData(request: PlainRequest, services: Services, options: HandleDataOptions = {}): Promise<PlainResponse> {
+export const dataEndpoint: Endpoint<DataDeps> = async (request, deps) => {
   const { url } = request;
   try {
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       throw new HttpError(405, 'method_not_allowed', { headers: { allow: 'GET, HEAD' } });
     }
     const range = parseDateRange(url.searchParams);
-    const rows = await readWithin(services, range.startDate, range.endDate);
+    // The request's one deadline bounds the read: an unreachable or stuck database answers 503
+    // within the time the interface promises (docs/interface.md section 5).
+    const rows = await readWithin(deps.db, range.startDate, range.endDate, timeLeft(request));
     const response: DataResponse = { status: 'Success', data: rows.map(toDataRecord) };
     const body = JSON.stringify(response);
-    const nowMs = (options.now ?? Date.now)();
+    const nowMs = (deps.now ?? Date.now)();
     const headers: Record<string, string> = {
       'cache-control': cacheControlFor(range, rows.length, nowMs),
       etag: strongEtag(body),
@@ -59,22 +50,22 @@ export async function answerData(request: PlainRequest, services: Services, opti
     };
     // RFC 9110 section 15.4.5: a 304 carries the same Cache-Control and ETag a 200 would (and the
     // settlement headers, which a client's stored copy takes over, RFC 9111 section 4.3.4).
-    if (ifNoneMatchMatches(headerOf(request.headers, 'if-none-match'), headers['etag']!)) {
+    if (ifNoneMatchMatches(request.headers.get('if-none-match'), headers['etag']!)) {
       return { status: 304, headers, body: null };
     }
     headers['content-type'] = 'application/json; charset=utf-8';
     return { status: 200, headers, body: request.method === 'HEAD' ? null : body };
   } catch (error) {
     const httpError = toHttpError(error);
-    if (httpError.status >= 500) services.log.error({ err: error, path: url.pathname }, 'data request failed');
+    if (httpError.status >= 500) deps.log.error({ err: error, path: url.pathname }, 'data request failed');
     return renderError(httpError, url.pathname);
   }
-}
+};
 
 /** The days, or 503 service_unavailable when the database cannot answer in time (RFC 9110 section 15.6.4). */
-async function readWithin(services: Services, startDate: string, endDate: string): Promise<DailyStatRow[]> {
+async function readWithin(db: DbHandle, startDate: string, endDate: string, budgetMs: number): Promise<DailyStatRow[]> {
   try {
-    return await services.db.withDeadline(READ_DEADLINE_MS, () => readDailyStats(services.db.db, startDate, endDate));
+    return await db.withDeadline(budgetMs, () => readDailyStats(db.db, startDate, endDate));
   } catch (error) {
     if (!isStorageUnavailable(error)) throw error;
     throw new HttpError(503, 'service_unavailable', {

@@ -3,14 +3,22 @@
  * send them, and readers for streamed and problem responses.
  */
 import { pino } from 'pino';
-import { loadConfig } from '../../../src/app/config.ts';
-import type { ChatDeps, ChatServices } from '../../../src/features/chat/chat.server.ts';
+import { loadConfig, type Config } from '../../../src/app/config.ts';
+import { chatEndpoint, type ChatDeps } from '../../../src/features/chat/chat.server.ts';
+import { CHAT_LIMITS } from '../../../src/features/chat/chat-request.ts';
+import { callEndpoint } from '../../helpers/endpoint.ts';
 import { KnowledgeIndex } from '../../../src/features/chat/knowledge-index.ts';
 import { siteKnowledge, siteNews } from './site-corpus.ts';
 
 export const SITE = 'https://meridian.test';
 export const PARTNER = 'https://partner.test';
 export const CHAT_URL = `${SITE}/api/chat`;
+
+/** What the chat takes from the process-wide services (the whole configuration, as the server has it). */
+export interface ChatServices {
+  config: Config;
+  log: ChatDeps['log'];
+}
 
 export function chatServices(env: Record<string, string> = {}): ChatServices {
   return {
@@ -26,8 +34,16 @@ export function siteKnowledgeIndex(): KnowledgeIndex {
   return siteIndex;
 }
 
-export function chatDeps(overrides: Partial<ChatDeps> = {}): ChatDeps {
+/** The chat's own dependencies besides the services: the index and the pacing. */
+export type ChatOwnDeps = Omit<ChatDeps, 'config' | 'log'>;
+
+export function chatDeps(overrides: Partial<ChatOwnDeps> = {}): ChatOwnDeps {
   return { knowledge: siteKnowledgeIndex, chunkDelayMs: 0, ...overrides };
+}
+
+/** The chat endpoint called as the Astro adapter calls it, with the route's body limit. */
+export function callChat(request: Request, services: ChatServices, deps: ChatOwnDeps = chatDeps()): Promise<Response> {
+  return callEndpoint(chatEndpoint, request, { ...services, ...deps }, { bodyLimit: CHAT_LIMITS.maxBodyBytes });
 }
 
 export interface ChatRequestInit {

@@ -7,7 +7,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/app/config.ts';
 import { createDb, type DbHandle } from '../../../src/db/create-db.ts';
 import { migrateToLatest } from '../../../src/db/migrations/index.ts';
-import { handleData } from '../../../src/features/stats/data-handler.server.ts';
+import { dataEndpoint } from '../../../src/features/stats/data-handler.server.ts';
+import { callEndpoint } from '../../helpers/endpoint.ts';
 import { jsonForScript, loadStatsPage } from '../../../src/features/stats/stats-page.server.ts';
 import { createLogger } from '../../../src/server/log.ts';
 import type { Services } from '../../../src/app/services.ts';
@@ -30,7 +31,7 @@ beforeEach(async () => {
       done();
     },
   });
-  services = { config: loadConfig({ NODE_ENV: 'test' }), db: handle, log: createLogger({ level: 'error', stream }), purgeCache: () => {} };
+  services = { config: loadConfig({ NODE_ENV: 'test' }), db: handle, log: createLogger({ level: 'error', stream }), purgeCache: () => {}, knowledge: () => Promise.reject(new Error('no assistant index in this test')) };
   await handle.db
     .insertInto('daily_stat')
     .values([
@@ -63,7 +64,7 @@ describe('loading /stats', () => {
   it('gives the same records as the data API for the same range', async () => {
     const query = { startDate: '2026-02-16', endDate: '2026-03-01' };
     const page = await loadStatsPage(params(query), services, NOW);
-    const api = await handleData(new Request(`http://x/api/v1/public/data?${params(query).toString()}`), services, { now: () => NOW });
+    const api = await callEndpoint(dataEndpoint, new Request(`http://x/api/v1/public/data?${params(query).toString()}`), { ...services, now: () => NOW });
     const body = (await api.json()) as { data: unknown };
     expect(page.state.kind === 'ok' && page.state.records).toEqual(body.data);
     expect(page.state.kind === 'ok' && page.state.records[1]).toEqual({ date: '2026-02-17', txn_count: 3, impr_count: 310, service_revenue: 0.1 });
@@ -72,7 +73,7 @@ describe('loading /stats', () => {
   it('answers an invalid range with 400, the data API message and the typed values', async () => {
     const query = { startDate: '2026-02-29', endDate: '2026-03-02' };
     const page = await loadStatsPage(params(query), services, NOW);
-    const api = await handleData(new Request(`http://x/api/v1/public/data?${params(query).toString()}`), services);
+    const api = await callEndpoint(dataEndpoint, new Request(`http://x/api/v1/public/data?${params(query).toString()}`), services);
     const body = (await api.json()) as { code: string; message: string };
     expect(page.status).toBe(400);
     expect(page.cacheControl).toBe('no-store');

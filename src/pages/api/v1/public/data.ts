@@ -1,10 +1,6 @@
-/** Get Data (interface spec section 4): an adapter over features/stats. */
-import type { APIRoute } from 'astro';
-import { handleData } from '../../../../features/stats/data-handler.server.ts';
+/** Get Data (docs/interface.md section 4): the data endpoint under `astro dev`. */
+import { PATHS } from '../../../../lib/paths.ts';
+import { astroEndpoint } from '../../../../server/astro-endpoint.ts';
 
 export const prerender = false;
-
-export const GET: APIRoute = ({ request, locals }) => handleData(request, locals.services);
-
-/** Any other method: the handler answers 405 with `Allow: GET, HEAD` in the data interface's error shape. */
-export const ALL: APIRoute = ({ request, locals }) => handleData(request, locals.services);
+export const ALL = astroEndpoint(PATHS.data);

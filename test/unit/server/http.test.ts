@@ -1,0 +1,219 @@
+/**
+ * The edge in-process: request in, response out through `createEdge(...).onRequest`, with no port
+ * and no build (light-my-request drives node's own IncomingMessage/ServerResponse). What is
+ * checked is what the route table declares for each path: rate limits and their headers, CORS,
+ * security headers, body limits, the response cache and its 304s, strict queries, pages' methods,
+ * and that each endpoint is called with the body read once and answers through the edge, streams
+ * included. Real parts behind it: a migrated SQLite file, the memory rate-limit store, prebuilt
+ * files written and precompressed as the build does.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { inject, type Response as Injected } from 'light-my-request';
+import { pino } from 'pino';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../../src/app/config.ts';
+import { createEdgeLimiter } from '../../../src/app/edge-limiter.ts';
+import { createServices, type Services } from '../../../src/app/services.ts';
+import { openMigratedDb } from '../../../src/db/open-migrated-db.ts';
+import type { DbHandle } from '../../../src/db/create-db.ts';
+import { KnowledgeIndex } from '../../../src/features/chat/knowledge-index.ts';
+import { PATHS } from '../../../src/lib/paths.ts';
+import { createEdge, type AstroHandler, type Edge } from '../../../src/server/http.ts';
+import { precompress } from '../../../src/server/precompress.ts';
+import { ResponseCache } from '../../../src/server/response-cache.ts';
+import { routeOf } from '../../../src/server/routes.ts';
+import { StaticFiles } from '../../../src/server/static-files.ts';
+import { STATIC_MANIFEST_PATH } from '../../../src/server/static-manifest.ts';
+
+const SITE = 'http://site.test';
+const PARTNER = 'https://partner.test';
+const DAY = '2026-03-02';
+
+let dir: string;
+let db: DbHandle;
+let services: Services;
+let statics: StaticFiles;
+/** What the stand-in for Astro's handler was asked, so a test can tell who answered. */
+let astroCalls: string[];
+
+/** Stands in for Astro's handler: one page rendered per request, a 404 for the rest. */
+const astro: AstroHandler = (req: IncomingMessage, res: ServerResponse, next) => {
+  astroCalls.push(`${req.method} ${req.url}`);
+  if (req.url?.startsWith(PATHS.stats)) {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'public, max-age=30' }).end('<!doctype html><title>Stats</title>');
+    return;
+  }
+  next();
+};
+
+function edgeWith(env: Record<string, string> = {}): Edge {
+  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', SITE_URL: SITE, ALLOWED_ORIGINS: `${SITE},${PARTNER}`, ...env });
+  const log = pino({ level: 'silent' });
+  const limiter = createEdgeLimiter(config, log);
+  const running = { ...services, config: { ...services.config, ...config } };
+  return createEdge({
+    log,
+    astro,
+    statics,
+    cache: new ResponseCache({ maxBytes: 1 << 20, maxTtlMs: 60_000 }),
+    limiter,
+    endpointDeps: () => running,
+    allowedOrigins: () => config.ALLOWED_ORIGINS,
+    https: false,
+    siteHost: () => 'site.test',
+    ready: async () => {},
+    readyDetails: { database: 'sqlite' },
+    locals: (requestId, clientKey) => ({ services: running, requestId, clientKey }),
+  });
+}
+
+const call = (edge: Edge, options: Parameters<typeof inject>[1]): Promise<Injected> => inject(edge.onRequest, options);
+const problemOf = (response: Injected) => response.json() as { code: string; status?: number; title?: string; message?: string };
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'edge-'));
+  const client = join(dir, 'client');
+  mkdirSync(join(client, 'api'), { recursive: true });
+  writeFileSync(join(client, 'index.html'), `<!doctype html><title>Home</title>${'<p>About sellers.json and ads.txt.</p>'.repeat(80)}`);
+  writeFileSync(join(client, '404.html'), '<!doctype html><title>Not found</title>');
+  writeFileSync(join(client, 'api', 'news'), JSON.stringify([{ id: 'first', title: 'First' }]));
+  mkdirSync(join(dir, 'server'));
+  await precompress(client, join(dir, STATIC_MANIFEST_PATH));
+  statics = await StaticFiles.load(dir, { maxBytes: 1 << 20, log: pino({ level: 'silent' }) });
+
+  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATABASE_URL: `sqlite:${join(dir, 'site.db')}` });
+  db = await openMigratedDb(config);
+  await db.db.insertInto('daily_stat').values({ day: DAY, txn_count: 7, impr_count: 700, revenue_minor: 70, materialized_at: Date.parse('2026-03-03T00:00:00Z') }).execute();
+  const index = KnowledgeIndex.fromCorpus({ news: [], knowledge: [{ id: 'sellers-json', title: 'sellers.json', body: 'A sellers.json file lists the sellers an ad system pays, published at /sellers.json.' }] });
+  services = createServices({ config, boundOrigin: SITE, db, log: pino({ level: 'silent' }), knowledge: () => index });
+});
+
+afterAll(async () => {
+  await db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+beforeEach(() => {
+  astroCalls = [];
+});
+
+describe('the edge in-process: policies from the route table', () => {
+  it('sends the security headers and a request id on every answer, API and page alike', async () => {
+    const edge = edgeWith();
+    for (const url of [PATHS.news, '/']) {
+      const response = await call(edge, { url });
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['x-content-type-options']).toBe('nosniff');
+      expect(response.headers['content-security-policy']).toBeTruthy();
+      expect(response.headers['x-request-id']).toMatch(/\S/);
+    }
+  });
+
+  it('counts a public read against its rate class, says so in the headers, and refuses past the limit in the interface format', async () => {
+    const edge = edgeWith({ RATE_LIMIT_SITE_MINUTE: '2' });
+    const first = await call(edge, { url: PATHS.news });
+    expect(first.headers['ratelimit-limit']).toBe('2');
+    expect(first.headers['ratelimit-remaining']).toBe('1');
+    await call(edge, { url: PATHS.news });
+    const refused = await call(edge, { url: PATHS.news });
+    expect(refused.statusCode).toBe(429);
+    expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect(problemOf(refused).code).toBe('rate_limited');
+  });
+
+  it('answers the data interface with its own limit headers and {code, message} errors, whatever the method', async () => {
+    const edge = edgeWith({ RATE_LIMIT_DATA_MINUTE: '1' });
+    const ok = await call(edge, { url: `${PATHS.data}?startDate=${DAY}&endDate=${DAY}` });
+    expect(ok.statusCode).toBe(200);
+    expect(ok.headers['x-ratelimit-remaining']).toBeDefined();
+    const refused = await call(edge, { url: `${PATHS.data}?startDate=${DAY}&endDate=${DAY}`, method: 'POST' });
+    expect(refused.statusCode).toBe(429);
+    expect(Object.keys(problemOf(refused)).sort()).toEqual(['code', 'message']);
+  });
+
+  it('grants CORS by the route: any origin may read public resources, only allowed origins may write', async () => {
+    const edge = edgeWith();
+    const read = await call(edge, { url: PATHS.news, headers: { origin: 'https://anyone.test' } });
+    expect(read.headers['access-control-allow-origin']).toBe('*');
+    const allowed = await call(edge, { url: PATHS.chat, method: 'OPTIONS', headers: { origin: PARTNER, 'access-control-request-method': 'POST' } });
+    expect(allowed.statusCode).toBe(204);
+    expect(allowed.headers['access-control-allow-origin']).toBe(PARTNER);
+    const foreign = await call(edge, { url: PATHS.chat, method: 'OPTIONS', headers: { origin: 'https://evil.test', 'access-control-request-method': 'POST' } });
+    expect(foreign.statusCode).toBe(403);
+    expect(foreign.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  it("refuses a body past the route's limit with 413 before the endpoint runs, and takes one at the limit", async () => {
+    const edge = edgeWith();
+    const limit = routeOf(PATHS.contact).bodyLimit;
+    const headers = { 'content-type': 'application/json', origin: SITE };
+    const over = await call(edge, { url: PATHS.contact, method: 'POST', headers, payload: `{"name":"${'x'.repeat(limit)}"}` });
+    expect(over.statusCode).toBe(413);
+    expect(problemOf(over).code).toBe('payload_too_large');
+    const fits = JSON.stringify({ name: 'Ada', email: 'ada@example.com', message: `Hello ${'there '.repeat(10)}` });
+    const accepted = await call(edge, { url: PATHS.contact, method: 'POST', headers, payload: fits });
+    expect(accepted.statusCode).toBe(200);
+    expect(accepted.json()).toEqual({ success: true });
+    expect(astroCalls).toEqual([]);
+  });
+
+  it('keeps a data answer in the response cache, serves it again, and answers its ETag with a bodiless 304', async () => {
+    const edge = edgeWith();
+    const url = `${PATHS.data}?startDate=${DAY}&endDate=${DAY}`;
+    const first = await call(edge, { url });
+    expect(first.json()).toEqual({ status: 'Success', data: [expect.objectContaining({ date: DAY, txn_count: 7 })] });
+    await db.db.updateTable('daily_stat').set({ txn_count: 8 }).where('day', '=', DAY).execute();
+    // Same key, parameters in another order and a junk one the route does not read: the cached bytes.
+    const again = await call(edge, { url: `${PATHS.data}?endDate=${DAY}&startDate=${DAY}` });
+    expect(again.body).toBe(first.body);
+    const notModified = await call(edge, { url, headers: { 'if-none-match': String(first.headers.etag) } });
+    expect(notModified.statusCode).toBe(304);
+    expect(notModified.body).toBe('');
+    await db.db.updateTable('daily_stat').set({ txn_count: 7 }).where('day', '=', DAY).execute();
+  });
+
+  it('refuses a parameter the data endpoint does not take, before the endpoint or the cache', async () => {
+    const response = await call(edgeWith(), { url: `${PATHS.data}?startDate=${DAY}&endDate=${DAY}&limit=5` });
+    expect(response.statusCode).toBe(400);
+    expect(problemOf(response).code).toBe('SVC1005');
+  });
+
+  it('serves prebuilt files with validators and 304s, and refuses other methods on pages with Allow', async () => {
+    const edge = edgeWith();
+    const home = await call(edge, { url: '/', headers: { 'accept-encoding': 'br' } });
+    expect(home.headers['content-encoding']).toBe('br');
+    const again = await call(edge, { url: '/', headers: { 'accept-encoding': 'br', 'if-none-match': String(home.headers.etag) } });
+    expect(again.statusCode).toBe(304);
+    const post = await call(edge, { url: '/', method: 'POST', payload: 'x' });
+    expect(post.statusCode).toBe(405);
+    expect(post.headers.allow).toBe('GET, HEAD');
+  });
+
+  it('hands pages without a prebuilt file to Astro, and an unknown API path gets the site 404 problem', async () => {
+    const edge = edgeWith();
+    const stats = await call(edge, { url: `${PATHS.stats}?utm_source=x` });
+    expect(stats.statusCode).toBe(200);
+    expect(astroCalls).toEqual([`GET ${PATHS.stats}?utm_source=x`]);
+    const missing = await call(edge, { url: '/api/nothing-here' });
+    expect(missing.statusCode).toBe(404);
+    expect(problemOf(missing).code).toBe('not_found');
+  });
+
+  it('streams the chat endpoint through the edge as text/plain without a Content-Length', async () => {
+    const response = await call(edgeWith(), {
+      url: PATHS.chat,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: SITE },
+      payload: JSON.stringify({ messages: [{ role: 'user', content: 'What is sellers.json?' }] }),
+    });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toBe('text/plain; charset=utf-8');
+    expect(response.headers['content-length']).toBeUndefined();
+    expect(response.body).toMatch(/sellers/i);
+    expect(response.headers['ratelimit-policy']).toBeDefined();
+  });
+});
