@@ -3,8 +3,7 @@ import { composeReply, replyChunks } from '../../src/features/chat/built-in-assi
 import { handleChat, handlePreflight, methodNotAllowed } from '../../src/features/chat/chat.server.ts';
 import { KnowledgeIndex } from '../../src/features/chat/knowledge-index.ts';
 import { parseSourcesLink } from '../../src/features/chat/sources.ts';
-import { handleContact } from '../../src/features/contact/handle-contact.ts';
-import { useTestDb } from './contact-fixtures.ts';
+import { callContact, useTestDb } from './contact-fixtures.ts';
 import { problemParts } from '../helpers/problem.ts';
 import { ask, CHAT_URL, chatDeps, chatRequest, chatServices, loggedChatServices, PARTNER, problemOf, readChunks, SITE, siteKnowledgeIndex } from '../unit/chat/chat-harness.ts';
 
@@ -396,7 +395,7 @@ describe('POST /api/chat and POST /api/contact read a body the same way', () => 
   it.each(faults)('answers %s with the same status and code', async (_label, headers, body) => {
     const bytes = typeof body === 'string' ? new TextEncoder().encode(body) : body;
     const request = (url: string) => new Request(url, { method: 'POST', headers: { origin: SITE, ...headers }, body: bytes });
-    const contact = await problemOf(await handleContact(request('http://127.0.0.1:4321/api/contact'), contactSuite.services));
+    const contact = await problemOf(await callContact(request('http://127.0.0.1:4321/api/contact'), contactSuite.services));
     const chat = await problemOf(await handleChat(request(CHAT_URL), services, chatDeps()));
     expect(chat.status).toBeGreaterThanOrEqual(400);
     expect([chat.status, (chat.body as { code: string }).code]).toEqual([contact.status, (contact.body as { code: string }).code]);
