@@ -4,14 +4,14 @@
  *
  * - 415 `unsupported_media_type`: not `application/json` or `application/*+json` (RFC 6839), a
  *   charset other than UTF-8, or a content coding (compressed body);
- * - 413 `payload_too_large`: declared larger than the limit, or found larger while reading
- *   (never more than the limit is buffered);
+ * - 413 `payload_too_large` (`readJsonBody` only): declared larger than the limit, or found
+ *   larger while reading (never more than the limit is buffered);
  * - 400 `malformed_json`: not UTF-8, or not JSON; 400 `empty_body`: nothing but white space;
  * - 400 `validation_failed`: JSON, but not an object (the `errors` entry has field "").
  *
- * The byte limit is the caller's: the route adapter passes its route's `bodyLimit` (the route
- * table, src/server/routes.ts), which the edge already enforced while reading from the socket;
- * this repeats it for any other caller (tests, another adapter) and never buffers past it.
+ * An endpoint (src/lib/endpoint.ts) gets its body already read within its route's `bodyLimit`
+ * and checks it with `parseJsonBody`; `readJsonBody` reads a Fetch Request itself, within the
+ * limit its caller passes, and never buffers past it.
  */
 import { FieldError, validationFailed } from './field-error.ts';
 import { HttpError } from './http-error.ts';
@@ -128,4 +128,13 @@ export function parseJsonObject(bytes: Uint8Array, options: Pick<JsonBodyOptions
 export async function readJsonBody(request: Request, maxBytes: number, options: JsonBodyOptions): Promise<Record<string, unknown>> {
   checkJsonRepresentation(request.headers, options);
   return parseJsonObject(await readBodyBytes(request, maxBytes, options), options);
+}
+
+/**
+ * A body already read (an endpoint's `request.body`, within its route's limit) as a JSON object,
+ * or the HttpError (415, 400) that says why not.
+ */
+export function parseJsonBody(bytes: Uint8Array, headers: HeaderReader, options: Pick<JsonBodyOptions, 'subject' | 'example' | 'shape'>): Record<string, unknown> {
+  checkJsonRepresentation(headers, options);
+  return parseJsonObject(bytes, options);
 }

@@ -2,8 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { composeReply, replyChunks } from '../../src/features/chat/built-in-assistant.ts';
 import { KnowledgeIndex } from '../../src/features/chat/knowledge-index.ts';
 import { parseSourcesLink } from '../../src/features/chat/sources.ts';
-import { handleContact } from '../../src/features/contact/handle-contact.ts';
-import { useTestDb } from './contact-fixtures.ts';
+import { callContact, useTestDb } from './contact-fixtures.ts';
 import { problemParts } from '../helpers/problem.ts';
 import { ask, callChat, CHAT_URL, chatDeps, chatRequest, chatServices, loggedChatServices, PARTNER, problemOf, readChunks, SITE, siteKnowledgeIndex } from '../unit/chat/chat-harness.ts';
 
@@ -395,7 +394,7 @@ describe('POST /api/chat and POST /api/contact read a body the same way', () => 
   it.each(faults)('answers %s with the same status and code', async (_label, headers, body) => {
     const bytes = typeof body === 'string' ? new TextEncoder().encode(body) : body;
     const request = (url: string) => new Request(url, { method: 'POST', headers: { origin: SITE, ...headers }, body: bytes });
-    const contact = await problemOf(await handleContact(request('http://127.0.0.1:4321/api/contact'), contactSuite.services));
+    const contact = await problemOf(await callContact(request('http://127.0.0.1:4321/api/contact'), contactSuite.services));
     const chat = await problemOf(await callChat(request(CHAT_URL), services, chatDeps()));
     expect(chat.status).toBeGreaterThanOrEqual(400);
     expect([chat.status, (chat.body as { code: string }).code]).toEqual([contact.status, (contact.body as { code: string }).code]);

@@ -1,6 +1,7 @@
 /**
  * Shared by the contact integration tests: a migrated database on either engine (a temp SQLite
- * file, or a throwaway PostgreSQL database), Services around it, and request builders.
+ * file, or a throwaway PostgreSQL database), Services around it, request builders, and the
+ * contact endpoint called as its route calls it.
  */
 import { pino } from 'pino';
 import { afterAll, beforeAll } from 'vitest';
@@ -8,6 +9,9 @@ import { loadConfig } from '../../src/app/config.ts';
 import { createDb, type DbHandle, type DbOptions } from '../../src/db/create-db.ts';
 import { migrateToLatest } from '../../src/db/migrations/index.ts';
 import type { Services } from '../../src/app/services.ts';
+import { contactEndpoint, type ContactDeps } from '../../src/features/contact/handle-contact.ts';
+import type { EndpointLimits } from '../../src/lib/endpoint.ts';
+import { callEndpoint } from '../helpers/endpoint.ts';
 import { createTempDatabase } from '../helpers/postgres.ts';
 import { tempSqliteUrl } from '../helpers/server.ts';
 
@@ -83,6 +87,15 @@ export function contactRequest(
     body: bytes,
     ...(bytes instanceof ReadableStream ? { duplex: 'half' } : {}),
   } as RequestInit);
+}
+
+/**
+ * `POST /api/contact` through its endpoint, the body read within the route's 32 KiB
+ * (src/server/routes.ts; test/unit/contact/contact.test.ts keeps CONTACT_LIMITS.bodyBytes equal
+ * to it) and the deadline callEndpoint's unless `limits` says otherwise.
+ */
+export function callContact(request: Request, deps: ContactDeps, limits: Partial<EndpointLimits> = {}): Promise<Response> {
+  return callEndpoint(contactEndpoint, request, deps, { bodyLimit: 32 * 1024, ...limits });
 }
 
 export const validPayload = {

@@ -11,11 +11,11 @@ import { solveChallenge, type Challenge } from 'altcha-lib';
 import { deriveKey } from 'altcha-lib/algorithms/pbkdf2';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Services } from '../../src/app/services.ts';
-import { handleChallenge, issueChallenge } from '../../src/features/contact/altcha.server.ts';
-import { handleContact } from '../../src/features/contact/handle-contact.ts';
+import { challengeEndpoint, issueChallenge } from '../../src/features/contact/altcha.server.ts';
 import { createDb } from '../../src/db/create-db.ts';
+import { callEndpoint } from '../helpers/endpoint.ts';
 import { startServer } from '../helpers/server.ts';
-import { ENGINES, countRows, json, testServices, useTestDb, validPayload } from './contact-fixtures.ts';
+import { callContact, ENGINES, countRows, json, testServices, useTestDb, validPayload } from './contact-fixtures.ts';
 
 const SITE = 'http://127.0.0.1:4321';
 const KEY = 'integration-test-altcha-key-0123456789';
@@ -45,7 +45,7 @@ describe.each(ENGINES)('contact form posts and proof of work on %s', (engine) =>
 
   describe('a form posted without JavaScript', () => {
     it('is stored and answered with 303 See Other to the thank-you page', async () => {
-      const response = await handleContact(formPost('name=Ada+Lovelace&job_title=&work_email=+ada%40example.com&priority=high&message=Hello%0D%0Athere&website='), suite.services);
+      const response = await callContact(formPost('name=Ada+Lovelace&job_title=&work_email=+ada%40example.com&priority=high&message=Hello%0D%0Athere&website='), suite.services);
       expect(response.status).toBe(303);
       expect(response.headers.get('location')).toBe('/contact/thanks/');
       const rows = await suite.db.handle.db.selectFrom('contact_submission').select(['name', 'job_title', 'work_email', 'priority', 'message']).execute();
@@ -53,7 +53,7 @@ describe.each(ENGINES)('contact form posts and proof of work on %s', (engine) =>
     });
 
     it('answers invalid fields with the contact page again: 400, the values kept, each error beside its field', async () => {
-      const response = await handleContact(formPost('name=Ada+%3Cb%3E&work_email=ada%40example&message=Hi'), suite.services);
+      const response = await callContact(formPost('name=Ada+%3Cb%3E&work_email=ada%40example&message=Hi'), suite.services);
       expect(response.status).toBe(400);
       expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
       expect(response.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
@@ -68,16 +68,16 @@ describe.each(ENGINES)('contact form posts and proof of work on %s', (engine) =>
     });
 
     it('answers in JSON when the client does not prefer HTML, as a JSON body is', async () => {
-      const response = await handleContact(formPost('name=Ada&work_email=ada%40example&priority=high', { accept: 'application/json' }), suite.services);
+      const response = await callContact(formPost('name=Ada&work_email=ada%40example&priority=high', { accept: 'application/json' }), suite.services);
       expect(response.status).toBe(400);
       expect(response.headers.get('content-type')).toBe('application/problem+json; charset=utf-8');
       expect(await response.json()).toMatchObject({ code: 'validation_failed', errors: [{ field: 'work_email' }] });
-      const stored = await handleContact(formPost('name=Ada&work_email=ada%40example.com&priority=high', {}), suite.services);
+      const stored = await callContact(formPost('name=Ada&work_email=ada%40example.com&priority=high', {}), suite.services);
       expect(await stored.json()).toEqual({ success: true });
     });
 
     it('is refused with 403 from another site, as a page of errors for the browser, and stores nothing', async () => {
-      const response = await handleContact(formPost('name=Ada&work_email=ada%40example.com&priority=high', { ...BROWSER, 'sec-fetch-site': 'cross-site', origin: 'https://evil.example' }), suite.services);
+      const response = await callContact(formPost('name=Ada&work_email=ada%40example.com&priority=high', { ...BROWSER, 'sec-fetch-site': 'cross-site', origin: 'https://evil.example' }), suite.services);
       expect(response.status).toBe(403);
       expect(await response.text()).toContain('A form posted from https://evil.example cannot send a contact request.');
       expect(await countRows(suite.db.handle)).toBe(0);
@@ -86,7 +86,7 @@ describe.each(ENGINES)('contact form posts and proof of work on %s', (engine) =>
     it('is refused with 403 from a chat partner too: ALLOWED_ORIGINS is for the chat only', async () => {
       const services = testServices(suite.db.handle, { SITE_URL: SITE, ALLOWED_ORIGINS: `${SITE},https://partner.example` });
       for (const headers of [{ ...BROWSER, 'sec-fetch-site': 'cross-site', origin: 'https://partner.example' }, { accept: BROWSER.accept, origin: 'https://partner.example' }]) {
-        const response = await handleContact(formPost('name=Ada&work_email=ada%40example.com&priority=high', headers), services);
+        const response = await callContact(formPost('name=Ada&work_email=ada%40example.com&priority=high', headers), services);
         expect(response.status).toBe(403);
         expect(await response.text()).toContain('A form posted from https://partner.example cannot send a contact request.');
       }
@@ -94,14 +94,14 @@ describe.each(ENGINES)('contact form posts and proof of work on %s', (engine) =>
     });
 
     it('answers a filled honeypot like a success and stores nothing', async () => {
-      const response = await handleContact(formPost('name=Bot&work_email=bot%40example.com&priority=high&website=http%3A%2F%2Fspam.example'), suite.services);
+      const response = await callContact(formPost('name=Bot&work_email=bot%40example.com&priority=high&website=http%3A%2F%2Fspam.example'), suite.services);
       expect(response.status).toBe(303);
       expect(await countRows(suite.db.handle)).toBe(0);
     });
 
     it('falls back to the form alone when there is no build to take the page from', async () => {
       const services = testServices(suite.db.handle, { DIST_DIR: '/nonexistent/dist' });
-      const response = await handleContact(formPost('name=Ada&work_email=ada%40example&priority=high'), services);
+      const response = await callContact(formPost('name=Ada&work_email=ada%40example&priority=high'), services);
       expect(response.status).toBe(400);
       const html = await response.text();
       expect(html).toMatch(/^<!doctype html>.*<title>Error: Contact<\/title>/);
@@ -110,7 +110,7 @@ describe.each(ENGINES)('contact form posts and proof of work on %s', (engine) =>
     });
 
     it('says the check needs JavaScript when the proof of work is on, keeping what was typed', async () => {
-      const response = await handleContact(formPost('name=Ada&work_email=ada%40example.com&priority=standard&message=Kept'), altcha);
+      const response = await callContact(formPost('name=Ada&work_email=ada%40example.com&priority=standard&message=Kept'), altcha);
       expect(response.status).toBe(400);
       const html = await response.text();
       expect(html).toContain('a short computation that needs JavaScript, which is off or blocked in your browser');
@@ -121,16 +121,16 @@ describe.each(ENGINES)('contact form posts and proof of work on %s', (engine) =>
 
   describe('the proof of work, when on', () => {
     it('stores a submission carrying a solution, by JSON or as the widget\'s form field', async () => {
-      expect(await (await handleContact(jsonPost({ ...validPayload, altcha: await solved() }), altcha)).json()).toEqual({ success: true });
+      expect(await (await callContact(jsonPost({ ...validPayload, altcha: await solved() }), altcha)).json()).toEqual({ success: true });
       const form = `name=Ada&work_email=ada%40example.com&priority=high&altcha=${encodeURIComponent(await solved())}`;
-      expect((await handleContact(formPost(form), altcha)).status).toBe(303);
+      expect((await callContact(formPost(form), altcha)).status).toBe(303);
       expect(await countRows(suite.db.handle)).toBe(2);
     });
 
     it('refuses a spent solution with challenge_replayed, and stores nothing more', async () => {
       const payload = await solved();
-      expect((await handleContact(jsonPost({ ...validPayload, altcha: payload }), altcha)).status).toBe(200);
-      const again = await handleContact(jsonPost({ ...validPayload, message: 'Another one', altcha: payload }), altcha);
+      expect((await callContact(jsonPost({ ...validPayload, altcha: payload }), altcha)).status).toBe(200);
+      const again = await callContact(jsonPost({ ...validPayload, message: 'Another one', altcha: payload }), altcha);
       expect(again.status).toBe(400);
       expect(await again.json()).toMatchObject({ code: 'challenge_replayed', title: 'Proof of work already used' });
       expect(await countRows(suite.db.handle)).toBe(1);
@@ -141,8 +141,8 @@ describe.each(ENGINES)('contact form posts and proof of work on %s', (engine) =>
       const other = createDb(suite.db.url);
       try {
         const payload = await solved();
-        expect((await handleContact(jsonPost({ ...validPayload, altcha: payload }), altcha)).status).toBe(200);
-        const elsewhere = await handleContact(jsonPost({ ...validPayload, message: 'Via the other instance', altcha: payload }), testServices(other, { CONTACT_ALTCHA_HMAC_KEY: KEY }));
+        expect((await callContact(jsonPost({ ...validPayload, altcha: payload }), altcha)).status).toBe(200);
+        const elsewhere = await callContact(jsonPost({ ...validPayload, message: 'Via the other instance', altcha: payload }), testServices(other, { CONTACT_ALTCHA_HMAC_KEY: KEY }));
         expect(await elsewhere.json()).toMatchObject({ code: 'challenge_replayed' });
         expect(await countRows(suite.db.handle)).toBe(1);
       } finally {
@@ -153,17 +153,17 @@ describe.each(ENGINES)('contact form posts and proof of work on %s', (engine) =>
     it('lets a retry of the same submission through with its Idempotency-Key, and only that one', async () => {
       const payload = await solved();
       const key = { 'idempotency-key': '4f6c1a5e-3f0e-4b8e-9a49-0c8f5b7d2e11' };
-      expect((await handleContact(jsonPost({ ...validPayload, altcha: payload }, key), altcha)).status).toBe(200);
-      const retry = await handleContact(jsonPost({ ...validPayload, altcha: payload }, key), altcha);
+      expect((await callContact(jsonPost({ ...validPayload, altcha: payload }, key), altcha)).status).toBe(200);
+      const retry = await callContact(jsonPost({ ...validPayload, altcha: payload }, key), altcha);
       expect(retry.status).toBe(200);
       expect(retry.headers.get('idempotent-replayed')).toBe('true');
-      const other = await handleContact(jsonPost({ ...validPayload, altcha: payload }, { 'idempotency-key': 'another-key' }), altcha);
+      const other = await callContact(jsonPost({ ...validPayload, altcha: payload }, { 'idempotency-key': 'another-key' }), altcha);
       expect(await other.json()).toMatchObject({ code: 'challenge_replayed' });
       expect(await countRows(suite.db.handle)).toBe(1);
     });
 
     it('refuses a missing, malformed, forged or expired solution', async () => {
-      const code = async (body: unknown) => ((await (await handleContact(jsonPost(body), altcha)).json()) as { code: string }).code;
+      const code = async (body: unknown) => ((await (await callContact(jsonPost(body), altcha)).json()) as { code: string }).code;
       expect(await code(validPayload)).toBe('challenge_required');
       expect(await code({ ...validPayload, altcha: 'not base64 json' })).toBe('challenge_failed');
       expect(await code({ ...validPayload, altcha: 42 })).toBe('challenge_failed');
@@ -173,15 +173,15 @@ describe.each(ENGINES)('contact form posts and proof of work on %s', (engine) =>
       const decoded = JSON.parse(Buffer.from(await solved(), 'base64').toString()) as { solution: { derivedKey: string } };
       decoded.solution.derivedKey = `${decoded.solution.derivedKey.slice(0, -2)}${decoded.solution.derivedKey.endsWith('00') ? '01' : '00'}`;
       expect(await code({ ...validPayload, altcha: Buffer.from(JSON.stringify(decoded)).toString('base64') })).toBe('challenge_failed');
-      const expired = await handleContact(jsonPost({ ...validPayload, altcha: await solved(KEY, Date.now() - 31 * 60_000) }), altcha);
+      const expired = await callContact(jsonPost({ ...validPayload, altcha: await solved(KEY, Date.now() - 31 * 60_000) }), altcha);
       expect(await expired.json()).toMatchObject({ code: 'challenge_failed', detail: 'The challenge has expired.' });
       expect(await countRows(suite.db.handle)).toBe(0);
     });
 
     it('checks the fields first, so a typo does not spend the solution', async () => {
       const payload = await solved();
-      expect((await handleContact(jsonPost({ ...validPayload, work_email: 'ada@', altcha: payload }), altcha)).status).toBe(400);
-      expect((await handleContact(jsonPost({ ...validPayload, altcha: payload }), altcha)).status).toBe(200);
+      expect((await callContact(jsonPost({ ...validPayload, work_email: 'ada@', altcha: payload }), altcha)).status).toBe(400);
+      expect((await callContact(jsonPost({ ...validPayload, altcha: payload }), altcha)).status).toBe(200);
     });
 
     it('purges spent solutions whose challenge has expired', async () => {
@@ -190,7 +190,7 @@ describe.each(ENGINES)('contact form posts and proof of work on %s', (engine) =>
         { signature: 'aa', expires_at: Date.now() - 1_000, idempotency_key: null },
         { signature: 'bb', expires_at: Date.now() + 60_000, idempotency_key: null },
       ]).execute();
-      expect((await handleContact(jsonPost({ ...validPayload, altcha: await solved() }), altcha)).status).toBe(200);
+      expect((await callContact(jsonPost({ ...validPayload, altcha: await solved() }), altcha)).status).toBe(200);
       const left = await db.selectFrom('contact_altcha_used').select('signature').orderBy('signature').execute();
       expect(left.map((r) => r.signature)).not.toContain('aa');
       expect(left.map((r) => r.signature)).toContain('bb');
@@ -213,17 +213,26 @@ describe('CONTACT_ALTCHA_HMAC_KEY at start-up', () => {
 });
 
 describe('GET and HEAD /api/contact/challenge', () => {
+  const challenge = (hmacKey: string | undefined, method = 'GET') =>
+    callEndpoint(challengeEndpoint, new Request(`${SITE}/api/contact/challenge`, { method }), { config: hmacKey === undefined ? {} : { CONTACT_ALTCHA_HMAC_KEY: hmacKey } });
+
   it('gives a signed challenge with an expiry when the check is on, only its status to HEAD, and 204 when off; never cached', async () => {
-    const issued = await handleChallenge(KEY);
+    const issued = await challenge(KEY);
     expect(issued.status).toBe(200);
     expect(issued.headers.get('cache-control')).toBe('no-store');
-    const challenge = (await issued.json()) as Challenge;
-    expect(challenge.parameters).toMatchObject({ algorithm: 'PBKDF2/SHA-256', keySignature: expect.stringMatching(/^[0-9a-f]+$/) });
-    expect(challenge.parameters.expiresAt! * 1000).toBeGreaterThan(Date.now() + 29 * 60_000);
-    expect(challenge.signature).toMatch(/^[0-9a-f]{64}$/);
-    const head = await handleChallenge(KEY, 'HEAD');
+    const body = (await issued.json()) as Challenge;
+    expect(body.parameters).toMatchObject({ algorithm: 'PBKDF2/SHA-256', keySignature: expect.stringMatching(/^[0-9a-f]+$/) });
+    expect(body.parameters.expiresAt! * 1000).toBeGreaterThan(Date.now() + 29 * 60_000);
+    expect(body.signature).toMatch(/^[0-9a-f]{64}$/);
+    const head = await challenge(KEY, 'HEAD');
     expect([head.status, await head.text()]).toEqual([200, '']);
-    const off = await handleChallenge(undefined);
+    const off = await challenge(undefined);
     expect([off.status, off.headers.get('cache-control'), await off.text()]).toEqual([204, 'no-store', '']);
+  });
+
+  it('answers any other method 405 with Allow: GET, HEAD', async () => {
+    const response = await challenge(KEY, 'POST');
+    expect(response.headers.get('allow')).toBe('GET, HEAD');
+    expect(await response.json()).toMatchObject({ status: 405, code: 'method_not_allowed', detail: 'POST is not supported here.' });
   });
 });

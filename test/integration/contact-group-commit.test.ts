@@ -7,10 +7,9 @@
  */
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { handleContact } from '../../src/features/contact/handle-contact.ts';
 import { IdempotencyKeyReused, listSubmissions, storeSubmission } from '../../src/features/contact/contact.server.ts';
 import type { ContactPayload } from '../../src/features/contact/contact.ts';
-import { ENGINES, contactRequest, countRows, json, useTestDb, validPayload } from './contact-fixtures.ts';
+import { callContact, ENGINES, contactRequest, countRows, json, useTestDb, validPayload } from './contact-fixtures.ts';
 
 const payload = (i: number, message = `Group commit test message ${i}.`): ContactPayload => ({ ...validPayload, name: `Sender ${i}`, message }) as ContactPayload;
 const store = (handle: Parameters<typeof storeSubmission>[0], p: ContactPayload, idempotencyKey?: string) =>
@@ -70,7 +69,7 @@ describe.each(ENGINES)('contact group commit on %s', (engine) => {
 
   it('answers 200 to a concurrent burst of requests only for submissions it then finds stored', async () => {
     const requests = Array.from({ length: 100 }, (_, i) => contactRequest(json({ ...validPayload, name: `Burst ${i}` })));
-    const responses = await Promise.all(requests.map((request) => handleContact(request, suite.services)));
+    const responses = await Promise.all(requests.map((request) => callContact(request, suite.services)));
     expect(responses.map((r) => r.status)).toEqual(Array.from({ length: 100 }, () => 200));
     const names = new Set((await listSubmissions(suite.db.handle)).map((row) => row.name));
     for (let i = 0; i < 100; i++) expect(names.has(`Burst ${i}`)).toBe(true);

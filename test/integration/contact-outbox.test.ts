@@ -8,8 +8,7 @@ import { migrateToLatest } from '../../src/db/migrations/index.ts';
 import { ContactDelivery, type ContactPayload } from '../../src/features/contact/contact.ts';
 import { storeSubmission } from '../../src/features/contact/contact.server.ts';
 import { deliverPending } from '../../src/features/contact/outbox.server.ts';
-import { handleContact } from '../../src/features/contact/handle-contact.ts';
-import { ENGINES, contactRequest, json, openTestDb, testServices, validPayload, type TestDb } from './contact-fixtures.ts';
+import { callContact, ENGINES, contactRequest, json, openTestDb, testServices, validPayload, type TestDb } from './contact-fixtures.ts';
 
 interface Received {
   headers: IncomingMessage['headers'];
@@ -209,7 +208,7 @@ describe.each(ENGINES)('contact outbox on %s', (engine) => {
     const run = deliverPending({ db: db.handle, webhookUrl: webhook.url, allowPrivate: true }, { requestTimeoutMs: 1_000 });
     await vi.waitFor(() => expect(webhook.received).toHaveLength(1));
 
-    const response = await handleContact(contactRequest(json({ ...validPayload, name: 'During the outage' })), services);
+    const response = await callContact(contactRequest(json({ ...validPayload, name: 'During the outage' })), services);
     expect(response.status).toBe(200);
     expect(await run).toEqual({ delivered: 0, failed: 1 });
     const stored = await db.handle.db.selectFrom('contact_submission').select(['name', 'delivery_status']).where('name', '=', 'During the outage').execute();

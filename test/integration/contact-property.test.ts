@@ -6,8 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { anyValue, contactLike } from '../helpers/contact-arbitraries.ts';
-import { handleContact } from '../../src/features/contact/handle-contact.ts';
-import { ENGINES, contactRequest, countRows, json, useTestDb, validPayload } from './contact-fixtures.ts';
+import { callContact, ENGINES, contactRequest, countRows, json, useTestDb, validPayload } from './contact-fixtures.ts';
 
 const body = fc.oneof(
   { weight: 4, arbitrary: contactLike.map((value) => json(value)) },
@@ -44,7 +43,7 @@ describe.each(ENGINES)('POST /api/contact under arbitrary input on %s', (engine)
     const seen = new Set<number>();
     await fc.assert(
       fc.asyncProperty(body, contentType, async (payload, type) => {
-        const response = await handleContact(contactRequest(payload, type ? { 'content-type': type } : {}), suite.services);
+        const response = await callContact(contactRequest(payload, type ? { 'content-type': type } : {}), suite.services);
         expect(ALLOWED).toContain(response.status);
         seen.add(response.status);
         const parsed = (await response.json()) as Record<string, unknown>;
@@ -62,7 +61,7 @@ describe.each(ENGINES)('POST /api/contact under arbitrary input on %s', (engine)
     expect([...seen].sort()).toEqual(ALLOWED);
     // Every stored row was answered 200 (bots were answered 200 without a row).
     expect(await countRows(suite.db.handle)).toBeLessThanOrEqual(successes);
-    const after = await handleContact(contactRequest(json(validPayload)), suite.services);
+    const after = await callContact(contactRequest(json(validPayload)), suite.services);
     expect(after.status).toBe(200);
   });
 });

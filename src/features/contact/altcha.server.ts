@@ -16,6 +16,8 @@ import { createHmac } from 'node:crypto';
 import { createChallenge, randomInt, verifySolution, type Challenge, type Solution } from 'altcha-lib';
 import { deriveKey } from 'altcha-lib/algorithms/pbkdf2';
 import type { DbHandle } from '../../db/create-db.ts';
+import type { Endpoint } from '../../lib/endpoint.ts';
+import { HttpError, renderError } from '../../lib/http-error.ts';
 import { ALTCHA_LIMITS, AltchaPayload, challengeFailed, challengeReplayed, challengeRequired } from './altcha.ts';
 
 /** PBKDF2 iterations per attempt, and the range of the secret counter the solver must reach. */
@@ -41,17 +43,32 @@ export function issueChallenge(hmacKey: string, now = Date.now()): Promise<Chall
   });
 }
 
-/**
- * `GET /api/contact/challenge`: a fresh challenge, or 204 when the check is off. HEAD answers
- * the same status and headers without deriving a key (RFC 9110 section 9.3.2 lets it skip the
- * content): the page asks with HEAD whether the check is on, and the widget then GETs its own.
- */
-export async function handleChallenge(hmacKey: string | undefined, method = 'GET'): Promise<Response> {
-  const headers = { 'cache-control': 'no-store' };
-  if (hmacKey === undefined) return new Response(null, { status: 204, headers });
-  const body = method === 'HEAD' ? null : JSON.stringify(await issueChallenge(hmacKey));
-  return new Response(body, { status: 200, headers: { ...headers, 'content-type': 'application/json' } });
+/** What `GET /api/contact/challenge` needs: the key that turns the check on, when it is set. */
+export interface ChallengeDeps {
+  config: { CONTACT_ALTCHA_HMAC_KEY?: string | undefined };
 }
+
+/**
+ * `GET /api/contact/challenge` as an endpoint (src/lib/endpoint.ts): a fresh challenge, or 204
+ * when the check is off. HEAD answers the same status and headers without deriving a key (RFC
+ * 9110 section 9.3.2 lets it skip the content): the page asks with HEAD whether the check is on,
+ * and the widget then GETs its own. Any other method: 405 with Allow (RFC 9110 section 15.5.6).
+ */
+export const challengeEndpoint: Endpoint<ChallengeDeps> = async (request, deps) => {
+  if (request.method !== 'GET' && request.method !== 'HEAD') {
+    const refusal = new HttpError(405, 'method_not_allowed', {
+      detail: `${request.method} is not supported here.`,
+      resolution: 'Fetch a challenge with GET.',
+      headers: { allow: 'GET, HEAD' },
+    });
+    return renderError(refusal, request.url.pathname);
+  }
+  const hmacKey = deps.config.CONTACT_ALTCHA_HMAC_KEY;
+  const headers = { 'cache-control': 'no-store' };
+  if (hmacKey === undefined) return { status: 204, headers, body: null };
+  const body = request.method === 'HEAD' ? null : JSON.stringify(await issueChallenge(hmacKey));
+  return { status: 200, headers: { ...headers, 'content-type': 'application/json' }, body };
+};
 
 /** The solution in `value` (the `altcha` member or form field), decoded; throws the 400 otherwise. */
 export function decodePayload(value: unknown): AltchaPayload {

@@ -11,13 +11,22 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Services } from '../../app/services.ts';
+import type { Logger } from 'pino';
 import { PAGE_CSP } from '../../lib/csp.ts';
+import type { PlainResponse } from '../../lib/endpoint.ts';
 import type { FieldError } from '../../lib/field-error.ts';
 import { toHttpError, type HttpError } from '../../lib/http-error.ts';
 import { renderContactForm, type FormView } from './contact-form-html.ts';
 import { FORM_FIELDS, type FormValues } from './contact-form.ts';
 
+/** What the page needs: where the build is, whether the proof of work is on, and a log. */
+export interface FormPageDeps {
+  config: {
+    DIST_DIR: string;
+    CONTACT_ALTCHA_HMAC_KEY?: string | undefined;
+  };
+  log: Logger;
+}
 
 /** The built page per DIST_DIR: immutable for the life of a deployment. */
 const pages = new Map<string, Promise<string>>();
@@ -49,8 +58,8 @@ export function contactPageWith(page: string, view: FormView): string {
   return html;
 }
 
-function pageResponse(html: string, status: number, headers: Record<string, string>): Response {
-  return new Response(html, {
+function pageResponse(html: string, status: number, headers: Record<string, string>): PlainResponse {
+  return {
     status,
     headers: {
       ...headers,
@@ -58,7 +67,8 @@ function pageResponse(html: string, status: number, headers: Record<string, stri
       'cache-control': 'no-store',
       'content-security-policy': PAGE_CSP,
     },
-  });
+    body: html,
+  };
 }
 
 /** What the page says for a refusal that is not about one field. */
@@ -79,9 +89,9 @@ function problemOf(error: HttpError): NonNullable<FormView['problem']> {
  * The answer to a form posted by a browser that was not stored: the contact page with what was
  * typed and why it was refused, with the refusal's status (400 for invalid fields).
  */
-export async function formPageResponse(services: Services, body: Record<string, unknown>, error: unknown): Promise<Response> {
+export async function formPageResponse(deps: FormPageDeps, body: Record<string, unknown>, error: unknown): Promise<PlainResponse> {
   const httpError = toHttpError(error);
-  if (httpError.status >= 500 && httpError.code === 'internal_error') services.log.error({ err: error }, 'contact form failed');
+  if (httpError.status >= 500 && httpError.code === 'internal_error') deps.log.error({ err: error }, 'contact form failed');
   const values: FormValues = {};
   for (const field of FORM_FIELDS) {
     const value = body[field];
@@ -90,16 +100,16 @@ export async function formPageResponse(services: Services, body: Record<string, 
   const errors = httpError.code === 'validation_failed' ? ((httpError.extensions['errors'] as FieldError[] | undefined) ?? []) : [];
   const view: FormView = {
     values,
-    altcha: services.config.CONTACT_ALTCHA_HMAC_KEY !== undefined,
+    altcha: deps.config.CONTACT_ALTCHA_HMAC_KEY !== undefined,
     ...(errors.length > 0 ? { errors } : { problem: problemOf(httpError) }),
   };
   let page: string;
   try {
-    page = contactPageWith(await builtContactPage(services.config.DIST_DIR), view);
+    page = contactPageWith(await builtContactPage(deps.config.DIST_DIR), view);
   } catch (renderFailure) {
     // No build, or one of other code (`astro dev` next to an old ./dist): the form alone, unstyled
     // but usable, rather than JSON a person cannot act on.
-    services.log.error({ err: renderFailure }, 'contact page not rendered from the build');
+    deps.log.error({ err: renderFailure }, 'contact page not rendered from the build');
     page = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Error: Contact</title></head><body><main>${renderContactForm(view)}</main></body></html>`;
   }
   return pageResponse(page, httpError.status, httpError.headers);

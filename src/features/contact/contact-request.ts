@@ -9,6 +9,7 @@
  *   application/json`) in JSON, as Formspree does.
  * - Anything else keeps today's 415.
  */
+import type { HeaderReader, PlainRequest } from '../../lib/endpoint.ts';
 import { HttpError } from '../../lib/http-error.ts';
 import { declaresForeignCharset, isJsonMediaType } from '../../lib/media-type.ts';
 
@@ -70,7 +71,7 @@ export interface SameOriginPolicy {
  * An Origin that is one of the site's own origins passes either way (a page on the loopback
  * twin of the site's address is the same site to its operator).
  */
-export function checkSameOrigin(request: Request, policy: SameOriginPolicy): void {
+export function checkSameOrigin(request: Pick<PlainRequest, 'headers' | 'url'>, policy: SameOriginPolicy): void {
   const origin = request.headers.get('origin');
   if (origin !== null && policy.siteOrigins.includes(origin)) return;
   const site = request.headers.get('sec-fetch-site');
@@ -85,7 +86,7 @@ export function checkSameOrigin(request: Request, policy: SameOriginPolicy): voi
   } catch {
     host = undefined;
   }
-  if (host !== new URL(request.url).host) throw crossSite(origin);
+  if (host !== request.url.host) throw crossSite(origin);
 }
 
 /** SITE_URL's origin, and for a loopback one both spellings (localhost and 127.0.0.1). */
@@ -106,7 +107,7 @@ function crossSite(origin: string | null): HttpError {
 }
 
 /** 415 unless a form body is UTF-8 (the page's encoding) and uncompressed. */
-export function checkFormRepresentation(headers: Headers): void {
+export function checkFormRepresentation(headers: HeaderReader): void {
   const contentType = headers.get('content-type');
   const coding = headers.get('content-encoding');
   if (declaresForeignCharset(contentType) || (coding !== null && coding.trim().toLowerCase() !== 'identity')) {

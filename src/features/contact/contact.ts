@@ -19,8 +19,8 @@ export const CONTACT_LIMITS = {
   messageChars: 5000,
   /**
    * Largest request body, in bytes, as documented. The limit enforced is the route table's
-   * (`routeOf(PATHS.contact).bodyLimit`, src/server/routes.ts), which the route adapter passes
-   * to the handler; a unit test keeps the two equal.
+   * (`routeOf(PATHS.contact).bodyLimit`, src/server/routes.ts), within which the body is read
+   * before the endpoint sees it; a unit test keeps the two equal.
    */
   bodyBytes: 32 * 1024,
 } as const;
@@ -29,11 +29,10 @@ export const CONTACT_LIMITS = {
 const NOT_BLANK = /\S/;
 
 /** The words of the contact body's refusals (src/lib/json-body.ts). */
-export const CONTACT_BODY: JsonBodyOptions = {
+export const CONTACT_BODY: Pick<JsonBodyOptions, 'subject' | 'example' | 'shape'> = {
   subject: 'the form',
   example: '{"name":"Ada","work_email":"ada@example.com","priority":"standard"}',
   shape: 'a JSON object with name, work_email and priority',
-  sizeHint: `the message field holds up to ${CONTACT_LIMITS.messageChars.toLocaleString('en')} characters`,
 };
 
 export const PRIORITIES = ['high', 'standard', 'message'] as const;

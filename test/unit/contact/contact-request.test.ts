@@ -10,8 +10,9 @@ import { acceptQuality, bodyKindOf, checkFormRepresentation, checkSameOrigin, fo
 const SITE = 'http://127.0.0.1:4321';
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
 
-function formPost(headers: Record<string, string>): Request {
-  return new Request(`${SITE}/api/contact`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: 'name=Ada' });
+/** What checkSameOrigin reads of a form post: its headers and its URL on the site's origin. */
+function formPost(headers: Record<string, string>): { headers: Headers; url: URL } {
+  return { headers: new Headers({ 'content-type': 'application/x-www-form-urlencoded', ...headers }), url: new URL(`${SITE}/api/contact`) };
 }
 
 function refusal(run: () => void): { status: number; code: string } | undefined {
