@@ -122,12 +122,16 @@ export class ResponseCache {
     };
     const write = res.write.bind(res);
     const end = res.end.bind(res);
+    let ending = false;
     res.write = ((chunk: unknown, ...rest: unknown[]) => {
-      collect(chunk, rest[0]);
+      if (!ending) collect(chunk, rest[0]);
       return (write as (...a: unknown[]) => boolean)(chunk, ...rest);
     }) as typeof res.write;
     res.end = ((chunk?: unknown, ...rest: unknown[]) => {
       collect(chunk, rest[0]);
+      // A response whose end() writes its last chunk through write() (light-my-request's, some
+      // wrappers) must not have that chunk collected twice.
+      ending = true;
       return (end as (...a: unknown[]) => ServerResponse)(chunk, ...rest);
     }) as typeof res.end;
 
