@@ -1,6 +1,6 @@
 /**
  * Composition root: builds every long-lived part from the validated configuration and returns a
- * handle that listens and shuts down. Nothing here runs at import time; `main.ts` calls it, and
+ * running app that listens and shuts down. Nothing here runs at import time; `main.ts` calls it, and
  * tests can too.
  */
 import type { AddressInfo, Socket } from 'node:net';
@@ -27,7 +27,7 @@ import { PATHS } from '../lib/paths.ts';
 /** Upper bound on how stale a cached response may be on an instance that missed a purge. */
 const CACHE_MAX_TTL_MS = 60_000;
 
-export interface AppHandle {
+export interface RunningApp {
   /**
    * Bind the port, resolve the public origin (PORT=0 learns its port here) into the frozen
    * configuration the services carry, then start the jobs. Resolves with the bound origin.
@@ -37,9 +37,37 @@ export interface AppHandle {
   close(graceMs?: number): Promise<void>;
 }
 
-export async function createApp(config: Config, log: Logger): Promise<AppHandle> {
+/**
+ * Answer one chat request right after listening, off the request path and past every limit, so
+ * the first visitor's reply starts as fast as later ones (its code paths compiled, the index's
+ * pages read).
+ */
+async function warmUp(services: Services): Promise<void> {
+  const origin = services.config.ALLOWED_ORIGINS[0] ?? services.config.SITE_URL;
+  const body = new TextEncoder().encode(JSON.stringify({ messages: [{ role: 'user', content: 'hello' }] }));
+  const headers = new Headers({ 'content-type': 'application/json', origin });
+  const url = new URL(PATHS.chat, services.config.SITE_URL);
+  const answer = await chatEndpoint({ method: 'POST', url, headers, body, deadline: Date.now() + 10_000, signal: AbortSignal.timeout(10_000) }, { ...services, chunkDelayMs: 0 });
+  if (answer.body instanceof ReadableStream) await new Response(answer.body).arrayBuffer();
+  services.log.debug({ status: answer.status }, 'warmed up');
+}
+
+/** The rate-limit identity of a request's client (src/features/ratelimit/client-key.ts). */
+function clientKeys(config: Config): (req: IncomingMessage) => string {
+  const socketKeys = new WeakMap<Socket, string>();
+  const keyOf = (req: IncomingMessage) => clientKeyOf(req.socket.remoteAddress, req.headers, config.TRUST_PROXY, config.RATE_LIMIT_IPV6_PREFIX);
+  return (req) => {
+    if (config.TRUST_PROXY.kind !== 'none') return keyOf(req);
+    // Trusting no proxy, the key is the peer's address: parsed once per connection, not per request.
+    let key = socketKeys.get(req.socket);
+    if (key === undefined) socketKeys.set(req.socket, (key = keyOf(req)));
+    return key;
+  };
+}
+
+export async function createApp(config: Config, log: Logger): Promise<RunningApp> {
   const distDir = resolve(config.DIST_DIR);
-  const handle = await openMigratedDb(config, {
+  const db = await openMigratedDb(config, {
     onMigration: (result) => {
       if (result.status === 'Success') log.info({ migration: result.migrationName }, 'migration applied');
     },
@@ -50,7 +78,7 @@ export async function createApp(config: Config, log: Logger): Promise<AppHandle>
   try {
     ({ handler: astro } = (await import(entry)) as { handler: AstroHandler });
   } catch (error) {
-    await handle.close();
+    await db.close();
     throw new Error(`Cannot load the Astro build at ${entry}: run \`npm run build\` first.`, { cause: error });
   }
   // Opening reads the schema only: start-up and memory do not grow with the news archive.
@@ -61,7 +89,7 @@ export async function createApp(config: Config, log: Logger): Promise<AppHandle>
     // The build's manifest only: bodies are read when first asked for (src/server/static-files.ts).
     statics = await StaticFiles.load(distDir, { maxBytes: config.STATIC_CACHE_MAX_BYTES, log });
   } catch (error) {
-    await handle.close();
+    await db.close();
     throw error;
   }
   const cache = new ResponseCache({ maxBytes: config.RESPONSE_CACHE_MAX_BYTES, maxTtlMs: CACHE_MAX_TTL_MS });
@@ -74,9 +102,7 @@ export async function createApp(config: Config, log: Logger): Promise<AppHandle>
     return services;
   };
 
-  const limiter = createEdgeLimiter(config, log, { db: handle });
-  const socketKeys = new WeakMap<Socket, string>();
-  const keyOf = (req: IncomingMessage) => clientKeyOf(req.socket.remoteAddress, req.headers, config.TRUST_PROXY, config.RATE_LIMIT_IPV6_PREFIX);
+  const limiter = createEdgeLimiter(config, log, { db });
   const edge = createEdge({
     log,
     astro,
@@ -84,13 +110,7 @@ export async function createApp(config: Config, log: Logger): Promise<AppHandle>
     statics,
     cache,
     limiter,
-    clientKey: (req) => {
-      if (config.TRUST_PROXY.kind !== 'none') return keyOf(req);
-      // Trusting no proxy, the key is the peer's address: parsed once per connection, not per request.
-      let key = socketKeys.get(req.socket);
-      if (key === undefined) socketKeys.set(req.socket, (key = keyOf(req)));
-      return key;
-    },
+    clientKey: clientKeys(config),
     allowedOrigins: () => running().config.ALLOWED_ORIGINS,
     trustedProxy: (req) => isTrustedProxy(req.socket.remoteAddress, config.TRUST_PROXY),
     https: config.SITE_URL.startsWith('https:'),
@@ -99,33 +119,18 @@ export async function createApp(config: Config, log: Logger): Promise<AppHandle>
     // is logged here, once per check, not by each probe its remembered result answers.
     ready: recentCheck(async () => {
       try {
-        await handle.ping();
+        await db.ping();
         log.debug({ ready: true }, 'readiness checked');
       } catch (error) {
         log.warn({ err: error }, 'readiness check failed');
         throw error;
       }
     }),
-    readyDetails: { database: handle.engine },
+    readyDetails: { database: db.engine },
     locals: (requestId, clientKey) => ({ services: running(), requestId, clientKey }),
   });
 
   const { server } = edge;
-
-  /**
-   * Answer one chat request right after listening, off the request path and past every limit, so
-   * the first visitor's reply starts as fast as later ones (its code paths compiled, the index's
-   * pages read).
-   */
-  async function warmUp(services: Services): Promise<void> {
-    const origin = services.config.ALLOWED_ORIGINS[0] ?? services.config.SITE_URL;
-    const body = new TextEncoder().encode(JSON.stringify({ messages: [{ role: 'user', content: 'hello' }] }));
-    const headers = new Headers({ 'content-type': 'application/json', origin });
-    const url = new URL(PATHS.chat, services.config.SITE_URL);
-    const answer = await chatEndpoint({ method: 'POST', url, headers, body, deadline: Date.now() + 10_000, signal: AbortSignal.timeout(10_000) }, { ...services, chunkDelayMs: 0 });
-    if (answer.body instanceof ReadableStream) await new Response(answer.body).arrayBuffer();
-    log.debug({ status: answer.status }, 'warmed up');
-  }
 
   // Background work starts once the server listens (a process that cannot bind its port must not
   // keep timers alive) and stops before the database closes.
@@ -141,7 +146,7 @@ export async function createApp(config: Config, log: Logger): Promise<AppHandle>
           const { port } = server.address() as AddressInfo;
           const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST;
           const origin = `http://${host}:${port}`;
-          services = createServices({ config, boundOrigin: origin, db: handle, log, knowledge: () => assistantIndex, cache });
+          services = createServices({ config, boundOrigin: origin, db, log, knowledge: () => assistantIndex, cache });
           siteHost = new URL(services.config.SITE_URL).host;
           outbox = services.config.JOBS_ENABLED ? startOutbox({ services, intervalMs: 15_000 }) : undefined;
           jobs = startJobs({ services });
@@ -169,7 +174,7 @@ export async function createApp(config: Config, log: Logger): Promise<AppHandle>
         await jobs?.stop();
         await outbox?.stop();
         await limiter.close();
-        await handle.close();
+        await db.close();
         assistantIndex.close();
       })()),
   };

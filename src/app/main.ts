@@ -21,7 +21,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, defaultOrigins, loadConfig, secretValues, type Config } from './config.ts';
 import { prepareDatabaseLocation } from './database-location.ts';
-import type { AppHandle } from './app.ts';
+import type { RunningApp } from './app.ts';
 import { createLogger, flushLogger } from '../server/log.ts';
 import { redactUrlsIn } from '../lib/redact-url.ts';
 import { secretRedactor } from '../lib/redact-secrets.ts';
@@ -61,7 +61,7 @@ process.on('uncaughtException', (error) => {
   process.exit(EX_SOFTWARE);
 });
 
-let app: AppHandle | undefined;
+let app: RunningApp | undefined;
 try {
   // Loaded after the configuration is known good, so a bad setting is reported without first
   // loading the database drivers, the jobs and the rest of the app.

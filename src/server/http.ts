@@ -18,6 +18,7 @@ import type { EdgeDeps } from './edge-deps.ts';
 import { readStrictQuery } from './strict-query.ts';
 import type { Head } from './head.ts';
 import { Responder } from './respond.ts';
+import type { StaticFile } from './static-files.ts';
 import { keepEdgeCspOnWriteHead } from './security.ts';
 
 export { parseTarget } from './request-target.ts';
@@ -68,110 +69,150 @@ export interface Edge {
   startDraining(): void;
 }
 
+/** What the edge's stages share: its dependencies, its writer and the not-found page. */
+interface EdgeParts {
+  deps: EdgeDeps;
+  out: Responder;
+  notFoundEntry: StaticFile | undefined;
+}
+
+function addCors(deps: EdgeDeps, req: IncomingMessage, head: Head, route: Route): void {
+  if (route.cors === 'none') return;
+  if (route.cors === 'public' && (req.method === 'GET' || req.method === 'HEAD')) {
+    head.push(...PUBLIC_READ_CORS);
+    return;
+  }
+  const headers = corsHeaders({ origin: req.headers.origin, allowed: req.headers.origin !== undefined && deps.allowedOrigins().includes(req.headers.origin) });
+  for (const name in headers) head.push(name, headers[name]!);
+}
+
+
+async function probe(deps: EdgeDeps, { res, route, head }: Exchange): Promise<void> {
+  // A failed check is logged where it runs (deps.ready), once per check: a probe flood answered
+  // from one remembered failure must not become a log flood.
+  const answer = await answerProbe(route.path, deps.ready, deps.readyDetails);
+  for (const name in answer.headers) head.push(name, answer.headers[name]!);
+  res.writeHead(answer.status, head).end(answer.body);
+}
+
+
+/**
+ * The policies every request passes before any work: known method, CORS, rate limit (a refused
+ * request costs no body, database or assistant), hidden paths, the strict query. Returns the
+ * refusal to send, the strict query's cache key, or nothing.
+ */
+async function admit({ deps }: EdgeParts, x: Exchange, clientKey: string): Promise<HttpError | { cacheKey: string | undefined } | undefined> {
+  const { req, method, route, head } = x;
+  const { limiter } = deps;
+  if (!KNOWN_METHODS.has(method)) {
+    // TRACE, CONNECT and inventions: refused here, before the Fetch Request Astro builds
+    // (which cannot represent some of them) turns them into a 500.
+    return new HttpError(405, 'method_not_allowed', { detail: `${method} is not supported.`, headers: { allow: 'GET, HEAD, POST, OPTIONS' } });
+  }
+  addCors(deps, req, head, route);
+  const rateClass = limiter ? route.rate(method) : null;
+  if (limiter && rateClass) {
+    const outcome = await limiter.check(rateClass, clientKey, req.headers);
+    for (const name in outcome.headers) head.push(name, outcome.headers[name]!);
+    if (outcome.refused) return outcome.refused;
+    if (outcome.settle) head.settle = outcome.settle;
+  }
+  if (route.kind === 'hidden') return new HttpError(404, 'not_found', { detail: `Nothing is served at ${x.url.pathname}.` });
+  if (!route.strictQuery) return undefined;
+  // Refused here, before any handler: the route table declares what the endpoint accepts, and
+  // a flood of junk parameters then costs nothing more (each one copied a 12 KB URL many times).
+  const strict = readStrictQuery(route, x.url);
+  if (!strict.unknown) return { cacheKey: strict.cacheKey };
+  const code = route.interface === 'data' ? 'SVC1005' : 'validation_failed';
+  return new HttpError(400, code, { detail: strict.unknown, resolution: `Send only ${route.query.join(' and ')}.` });
+}
+
+
+/** The route's endpoint, called with the body read once within the route's limit and its one deadline. */
+async function callEndpoint({ deps, out }: EdgeParts, x: Exchange, endpoint: Endpoint<EndpointDeps>, cacheKey: string | undefined): Promise<void> {
+  const { req, res, method, url, route } = x;
+  const body = hasBody(method) ? await readBody(req, route.bodyLimit) : undefined;
+  // The client going away aborts what the endpoint still does for it (a streamed reply).
+  const gone = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) gone.abort();
+  });
+  const target = new URL(`${url.pathname}${url.search}`, `${deps.https ? 'https' : 'http'}://${deps.siteHost()}`);
+  const request = { method, url: target, headers: headerReader(req.headers), body, deadline: x.arrived + route.deadlineMs, signal: gone.signal };
+  const answer = await endpoint(request, deps.endpointDeps());
+  if (method === 'GET' && cacheKey !== undefined) deps.cache.capture(cacheKey, req, res);
+  await out.sendPlain(res, x.head, answer);
+}
+
+
+/** Routes without an endpoint: pages rendered per request and Astro's own paths. */
+async function callAstro({ deps, out, notFoundEntry }: EdgeParts, x: Exchange, clientKey: string, cacheKey: string | undefined): Promise<void> {
+  const { req, res, method, route, head } = x;
+  if (hasBody(method)) {
+    // Astro's adapter uses a pre-read `req.body` instead of reading the stream itself.
+    (req as IncomingMessage & { body?: Buffer }).body = await readBody(req, route.bodyLimit);
+  }
+  out.flushHead(res, head);
+  if (route.kind === 'page') keepEdgeCspOnWriteHead(res);
+  if (method === 'GET' && cacheKey !== undefined) deps.cache.capture(cacheKey, req, res);
+  const isRead = method === 'GET' || method === 'HEAD';
+  await deps.astro(
+    req,
+    res,
+    (err?: unknown) => {
+      if (err) return out.sendError(res, route, head, toHttpError(err));
+      if (route.kind === 'api') return out.sendError(res, route, head, new HttpError(404, 'not_found', { detail: `No API resource at ${x.url.pathname}.` }));
+      if (notFoundEntry && isRead) return void out.sendFile(req, res, route, head, notFoundEntry, 404);
+      res.statusCode = 404;
+      res.setHeader('Content-Type', 'text/html; charset=utf-8');
+      res.end('<!doctype html><title>Not found</title><h1>Not found</h1><p><a href="/">Home</a></p>');
+    },
+    deps.locals(x.requestId, clientKey),
+  );
+}
+
+
+/** The route and pending head of a request, or the 400 for a target that is no valid path. */
+function exchangeOf({ deps, out }: EdgeParts, req: IncomingMessage, res: ServerResponse, requestId: string): Exchange | undefined {
+  const started = performance.now();
+  let url: RequestTarget | undefined;
+  let refusal = 'The request target is not a valid path.';
+  try {
+    url = parseRequestTarget(req.url ?? '');
+  } catch (error) {
+    if (!(error instanceof BadTarget)) throw error;
+    refusal = error.message;
+  }
+  if (!url) {
+    const route = routeOf('/api');
+    out.sendError(res, route, out.startHead(route, requestId), new HttpError(400, 'validation_failed', { detail: refusal }));
+    return undefined;
+  }
+  const route = routeOf(url.pathname);
+  // Astro routes on req.url and builds its Request URL from Host: give it the path the edge
+  // decided on (so limits, cache keys and routing agree) and our own host, never the client's
+  // (a Host such as `x/api/chat?` or `a@b` would otherwise steer routing or break the URL).
+  req.url = `${url.pathname}${url.search}`;
+  req.headers.host = deps.siteHost();
+  if (req.headers['x-forwarded-host'] !== undefined) delete req.headers['x-forwarded-host'];
+  return { req, res, method: req.method ?? 'GET', url, route, requestId, head: out.startHead(route, requestId), started, arrived: Date.now() };
+}
+
+
 export function createEdge(deps: EdgeDeps): Edge {
-  const { log, statics, cache, limiter, astro } = deps;
+  const { log, statics, cache } = deps;
   const clientKeyOf = deps.clientKey ?? socketKey;
   const logRequest = createRequestLog(log);
   const notFoundPage = statics.get('/404.html');
-  const notFoundEntry = notFoundPage && { ...notFoundPage, cacheControl: 'no-store' };
   const out = new Responder(statics, deps.https);
-
-  function addCors(req: IncomingMessage, head: Head, route: Route): void {
-    if (route.cors === 'none') return;
-    if (route.cors === 'public' && (req.method === 'GET' || req.method === 'HEAD')) {
-      head.push(...PUBLIC_READ_CORS);
-      return;
-    }
-    const headers = corsHeaders({ origin: req.headers.origin, allowed: req.headers.origin !== undefined && deps.allowedOrigins().includes(req.headers.origin) });
-    for (const name in headers) head.push(name, headers[name]!);
-  }
-
-  async function probe({ res, route, head }: Exchange): Promise<void> {
-    // A failed check is logged where it runs (deps.ready), once per check: a probe flood answered
-    // from one remembered failure must not become a log flood.
-    const answer = await answerProbe(route.path, deps.ready, deps.readyDetails);
-    for (const name in answer.headers) head.push(name, answer.headers[name]!);
-    res.writeHead(answer.status, head).end(answer.body);
-  }
-
-  /**
-   * The policies every request passes before any work: known method, CORS, rate limit (a refused
-   * request costs no body, database or assistant), hidden paths, the strict query. Returns the
-   * refusal to send, the strict query's cache key, or nothing.
-   */
-  async function admit(x: Exchange, clientKey: string): Promise<HttpError | { cacheKey: string | undefined } | undefined> {
-    const { req, method, route, head } = x;
-    if (!KNOWN_METHODS.has(method)) {
-      // TRACE, CONNECT and inventions: refused here, before the Fetch Request Astro builds
-      // (which cannot represent some of them) turns them into a 500.
-      return new HttpError(405, 'method_not_allowed', { detail: `${method} is not supported.`, headers: { allow: 'GET, HEAD, POST, OPTIONS' } });
-    }
-    addCors(req, head, route);
-    const rateClass = limiter ? route.rate(method) : null;
-    if (limiter && rateClass) {
-      const outcome = await limiter.check(rateClass, clientKey, req.headers);
-      for (const name in outcome.headers) head.push(name, outcome.headers[name]!);
-      if (outcome.refused) return outcome.refused;
-      if (outcome.settle) head.settle = outcome.settle;
-    }
-    if (route.kind === 'hidden') return new HttpError(404, 'not_found', { detail: `Nothing is served at ${x.url.pathname}.` });
-    if (!route.strictQuery) return undefined;
-    // Refused here, before any handler: the route table declares what the endpoint accepts, and
-    // a flood of junk parameters then costs nothing more (each one copied a 12 KB URL many times).
-    const strict = readStrictQuery(route, x.url);
-    if (!strict.unknown) return { cacheKey: strict.cacheKey };
-    const code = route.interface === 'data' ? 'SVC1005' : 'validation_failed';
-    return new HttpError(400, code, { detail: strict.unknown, resolution: `Send only ${route.query.join(' and ')}.` });
-  }
-
-  /** The route's endpoint, called with the body read once within the route's limit and its one deadline. */
-  async function callEndpoint(x: Exchange, endpoint: Endpoint<EndpointDeps>, cacheKey: string | undefined): Promise<void> {
-    const { req, res, method, url, route } = x;
-    const body = hasBody(method) ? await readBody(req, route.bodyLimit) : undefined;
-    // The client going away aborts what the endpoint still does for it (a streamed reply).
-    const gone = new AbortController();
-    res.once('close', () => {
-      if (!res.writableFinished) gone.abort();
-    });
-    const target = new URL(`${url.pathname}${url.search}`, `${deps.https ? 'https' : 'http'}://${deps.siteHost()}`);
-    const request = { method, url: target, headers: headerReader(req.headers), body, deadline: x.arrived + route.deadlineMs, signal: gone.signal };
-    const answer = await endpoint(request, deps.endpointDeps());
-    if (method === 'GET' && cacheKey !== undefined) cache.capture(cacheKey, req, res);
-    await out.sendPlain(res, x.head, answer);
-  }
-
-  /** Routes without an endpoint: pages rendered per request and Astro's own paths. */
-  async function callAstro(x: Exchange, clientKey: string, cacheKey: string | undefined): Promise<void> {
-    const { req, res, method, route, head } = x;
-    if (hasBody(method)) {
-      // Astro's adapter uses a pre-read `req.body` instead of reading the stream itself.
-      (req as IncomingMessage & { body?: Buffer }).body = await readBody(req, route.bodyLimit);
-    }
-    out.flushHead(res, head);
-    if (route.kind === 'page') keepEdgeCspOnWriteHead(res);
-    if (method === 'GET' && cacheKey !== undefined) cache.capture(cacheKey, req, res);
-    const isRead = method === 'GET' || method === 'HEAD';
-    await astro(
-      req,
-      res,
-      (err?: unknown) => {
-        if (err) return out.sendError(res, route, head, toHttpError(err));
-        if (route.kind === 'api') return out.sendError(res, route, head, new HttpError(404, 'not_found', { detail: `No API resource at ${x.url.pathname}.` }));
-        if (notFoundEntry && isRead) return void out.sendFile(req, res, route, head, notFoundEntry, 404);
-        res.statusCode = 404;
-        res.setHeader('Content-Type', 'text/html; charset=utf-8');
-        res.end('<!doctype html><title>Not found</title><h1>Not found</h1><p><a href="/">Home</a></p>');
-      },
-      deps.locals(x.requestId, clientKey),
-    );
-  }
+  const parts: EdgeParts = { deps, out, notFoundEntry: notFoundPage && { ...notFoundPage, cacheControl: 'no-store' } };
 
   async function serve(x: Exchange): Promise<void> {
     const { req, res, method, route, head } = x;
     const { pathname } = x.url;
-    if (route.kind === 'probe') return probe(x);
+    if (route.kind === 'probe') return probe(deps, x);
     const clientKey = clientKeyOf(req);
-    const admitted = await admit(x, clientKey);
+    const admitted = await admit(parts, x, clientKey);
     if (admitted instanceof HttpError) return out.sendError(res, route, head, admitted);
 
     const isRead = method === 'GET' || method === 'HEAD';
@@ -190,41 +231,15 @@ export function createEdge(deps: EdgeDeps): Edge {
       const hit = cacheKey === undefined ? undefined : cache.get(cacheKey);
       if (hit) return out.sendStored(req, res, head, hit);
     }
-    if (route.endpoint) return callEndpoint(x, route.endpoint, cacheKey);
-    return callAstro(x, clientKey, cacheKey);
-  }
-
-  /** The route and pending head of a request, or the 400 for a target that is no valid path. */
-  function exchangeOf(req: IncomingMessage, res: ServerResponse, requestId: string): Exchange | undefined {
-    const started = performance.now();
-    let url: RequestTarget | undefined;
-    let refusal = 'The request target is not a valid path.';
-    try {
-      url = parseRequestTarget(req.url ?? '');
-    } catch (error) {
-      if (!(error instanceof BadTarget)) throw error;
-      refusal = error.message;
-    }
-    if (!url) {
-      const route = routeOf('/api');
-      out.sendError(res, route, out.startHead(route, requestId), new HttpError(400, 'validation_failed', { detail: refusal }));
-      return undefined;
-    }
-    const route = routeOf(url.pathname);
-    // Astro routes on req.url and builds its Request URL from Host: give it the path the edge
-    // decided on (so limits, cache keys and routing agree) and our own host, never the client's
-    // (a Host such as `x/api/chat?` or `a@b` would otherwise steer routing or break the URL).
-    req.url = `${url.pathname}${url.search}`;
-    req.headers.host = deps.siteHost();
-    if (req.headers['x-forwarded-host'] !== undefined) delete req.headers['x-forwarded-host'];
-    return { req, res, method: req.method ?? 'GET', url, route, requestId, head: out.startHead(route, requestId), started, arrived: Date.now() };
+    if (route.endpoint) return callEndpoint(parts, x, route.endpoint, cacheKey);
+    return callAstro(parts, x, clientKey, cacheKey);
   }
 
   function onRequest(req: IncomingMessage, res: ServerResponse): void {
     // A client's own X-Request-Id would let it choose what its log lines correlate with: taken
     // only from a proxy TRUST_PROXY names (nginx sets its $request_id), otherwise ours.
     const requestId = requestIdOf(deps.trustedProxy?.(req) === true ? req.headers['x-request-id'] : undefined);
-    const x = exchangeOf(req, res, requestId);
+    const x = exchangeOf(parts, req, res, requestId);
     if (!x) return;
     res.once('close', () => {
       // While draining, a connection whose last response just ended is idle: let it go now
