@@ -3,8 +3,7 @@
  * and examples name them) and the rate-limit windows (descriptions quote their figures). The
  * features' `*.openapi.ts` factories take this and nothing else, so they need no configuration.
  */
-import { EnvSchema } from '../app/config.ts';
-import { policiesFromConfig, type RateLimitConfig, type RateClass, type Window } from '../features/ratelimit/policies.ts';
+import { policiesFromConfig, RATE_LIMIT_DEFAULTS, type RateLimitSettings, type RateClass, type Window } from '../features/ratelimit/policies.ts';
 
 /** The published version of the site interface (interface spec section 9). */
 export const API_VERSION = '1.0.0';
@@ -17,7 +16,7 @@ export interface OpenApiOptions {
   /** Origin of the community data interface; the site's own origin in this deployment. */
   dataUrl?: string | URL;
   /** Rate-limit figures quoted in descriptions and examples; the configuration defaults otherwise. */
-  limits?: RateLimitConfig;
+  limits?: RateLimitSettings;
 }
 
 export interface ApiContext {
@@ -32,7 +31,7 @@ export function apiContext(options: OpenApiOptions): ApiContext {
   return {
     siteUrl: new URL(options.siteUrl).origin,
     dataUrl: new URL(options.dataUrl ?? options.siteUrl).origin,
-    policies: policiesFromConfig(options.limits ?? EnvSchema.parse({})),
+    policies: policiesFromConfig(options.limits ?? RATE_LIMIT_DEFAULTS),
   };
 }
 
