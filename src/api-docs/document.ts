@@ -21,9 +21,16 @@ import { DataError, Problem } from '../lib/http-error.ts';
 import { PATHS } from '../lib/paths.ts';
 import { API_VERSION, apiContext, type OpenApiOptions } from './context.ts';
 import { getLiveness, getOpenApiDocument, getReadiness } from './operations.openapi.ts';
-import { API_KEY_SCHEME } from './responses.ts';
 
 export { API_VERSION, type OpenApiOptions };
+
+/** The optional integrator key of the data interface (RFC 6750 bearer token; `npm run api-keys`). */
+const API_KEY_SCHEME = {
+  type: 'http',
+  scheme: 'bearer',
+  description:
+    'Optional integrator key, issued by the operator (`npm run api-keys -- create`). With it, the key\'s own per-minute and daily quotas apply instead of the client address\'s; an unknown, revoked or malformed key is refused with 401.',
+} as const;
 
 /** Every operation the document describes, in reading order. */
 export const OPERATION_IDS = ['listNews', 'submitContact', 'getContactChallenge', 'sendChatMessage', 'getSellersJson', 'getDailyStats', 'getOpenApiDocument', 'getLiveness', 'getReadiness'] as const;

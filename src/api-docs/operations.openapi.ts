@@ -5,9 +5,10 @@
 import { z } from 'zod';
 import type { ZodOpenApiOperationObject, ZodOpenApiResponseObject } from 'zod-openapi';
 import { PATHS } from '../lib/paths.ts';
-import { API_VERSION, type ApiContext } from './context.ts';
-import { prebuiltFileOperation } from './prebuilt-file.ts';
-import { errorResponses } from './responses.ts';
+import type { ApiContext } from '../lib/openapi/api-context.ts';
+import { prebuiltFileOperation } from '../lib/openapi/prebuilt-file.ts';
+import { errorResponses } from '../lib/openapi/responses.ts';
+import { API_VERSION } from './context.ts';
 
 export function getOpenApiDocument(context: ApiContext): ZodOpenApiOperationObject {
   return prebuiltFileOperation({

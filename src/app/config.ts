@@ -6,6 +6,7 @@
 import { validate as validCron } from 'node-cron';
 import { z } from 'zod';
 import { DEFAULT_IPV6_PREFIX, type TrustProxy } from '../features/ratelimit/client-key.ts';
+import { RATE_LIMIT_DEFAULTS } from '../features/ratelimit/policies.ts';
 import { WebhookSecret } from '../features/contact/webhook-signing.ts';
 import { siteOrigins } from '../features/contact/contact-request.ts';
 import { redactUrl, redactUrlsIn } from '../lib/redact-url.ts';
@@ -52,16 +53,17 @@ export const EnvSchema = z.object({
   /** SQLite `synchronous` pragma: NORMAL survives a process kill in WAL mode, FULL also a power cut. */
   SQLITE_SYNCHRONOUS: z.enum(['NORMAL', 'FULL']).default('NORMAL'),
 
-  // Rate-limit policies (requests per window, per client). See README "Rate limits".
-  RATE_LIMIT_SITE_MINUTE: positiveInt.default(300),
+  // Rate-limit policies (requests per window, per client), defaults from the rate-limit feature.
+  // See README "Rate limits".
+  RATE_LIMIT_SITE_MINUTE: positiveInt.default(RATE_LIMIT_DEFAULTS.RATE_LIMIT_SITE_MINUTE),
   /** Pages (documents, not hashed assets) per minute and client: a person browsing stays far below it. */
-  RATE_LIMIT_PAGE_MINUTE: positiveInt.default(240),
-  RATE_LIMIT_CHAT_MINUTE: positiveInt.default(10),
-  RATE_LIMIT_CHAT_DAY: positiveInt.default(200),
-  RATE_LIMIT_CONTACT_HOUR: positiveInt.default(20),
-  RATE_LIMIT_CONTACT_DAY: positiveInt.default(100),
-  RATE_LIMIT_DATA_MINUTE: positiveInt.default(60),
-  RATE_LIMIT_DATA_DAY: positiveInt.default(5000),
+  RATE_LIMIT_PAGE_MINUTE: positiveInt.default(RATE_LIMIT_DEFAULTS.RATE_LIMIT_PAGE_MINUTE),
+  RATE_LIMIT_CHAT_MINUTE: positiveInt.default(RATE_LIMIT_DEFAULTS.RATE_LIMIT_CHAT_MINUTE),
+  RATE_LIMIT_CHAT_DAY: positiveInt.default(RATE_LIMIT_DEFAULTS.RATE_LIMIT_CHAT_DAY),
+  RATE_LIMIT_CONTACT_HOUR: positiveInt.default(RATE_LIMIT_DEFAULTS.RATE_LIMIT_CONTACT_HOUR),
+  RATE_LIMIT_CONTACT_DAY: positiveInt.default(RATE_LIMIT_DEFAULTS.RATE_LIMIT_CONTACT_DAY),
+  RATE_LIMIT_DATA_MINUTE: positiveInt.default(RATE_LIMIT_DEFAULTS.RATE_LIMIT_DATA_MINUTE),
+  RATE_LIMIT_DATA_DAY: positiveInt.default(RATE_LIMIT_DEFAULTS.RATE_LIMIT_DATA_DAY),
   /** Length of the IPv6 network that counts as one client (RFC 6177 sites get a /48 to /64). */
   RATE_LIMIT_IPV6_PREFIX: z.coerce
     .number({ error: 'must be a prefix length from 1 to 128' })

@@ -2,7 +2,7 @@
  * What the reference reads of an OpenAPI 3.1 document, as zod-openapi writes it: a typed subset,
  * so the walk over the document is checked by the compiler.
  */
-import type { CodeSample } from '../code-samples.ts';
+import type { CodeSample } from '../../lib/openapi/code-samples.ts';
 
 /** A JSON Schema object as zod-openapi writes it (the subset read here). */
 export interface Schema {

@@ -3,7 +3,7 @@
  * examples, code samples and schemas. Built by `referenceView` (view.ts), laid out by the
  * components in src/components/api-docs.
  */
-import type { CodeSample } from '../code-samples.ts';
+import type { CodeSample } from '../../lib/openapi/code-samples.ts';
 import type { Server } from './openapi-shape.ts';
 
 /** A type as people read it, e.g. `array of NewsArticle`, `string (date-time) or null`. */

@@ -5,12 +5,12 @@
  */
 import { z } from 'zod';
 import type { ZodOpenApiOperationObject } from 'zod-openapi';
-import { codeSamples } from '../../api-docs/code-samples.ts';
-import { siteOperation, type ApiContext } from '../../api-docs/context.ts';
-import { errorBody, problemExample, thrownBody, type Examples } from '../../api-docs/examples.ts';
-import { NoStoreHeaders, siteRateLimitHeaders } from '../../api-docs/headers.ts';
-import { errorResponses, invalidBody, jsonRequestBody, methodNotAllowed, siteRateLimited } from '../../api-docs/responses.ts';
 import { FieldError } from '../../lib/field-error.ts';
+import { siteOperation, type ApiContext } from '../../lib/openapi/api-context.ts';
+import { codeSamples } from '../../lib/openapi/code-samples.ts';
+import { errorBody, problemExample, thrownBody, type Examples } from '../../lib/openapi/examples.ts';
+import { NoStoreHeaders, siteRateLimitHeaders } from '../../lib/openapi/headers.ts';
+import { errorResponses, invalidBody, jsonRequestBody, methodNotAllowed, siteRateLimited } from '../../lib/openapi/responses.ts';
 import { PATHS } from '../../lib/paths.ts';
 import { CHAT_LIMITS, ChatRequest, parseChatRequest } from './chat-request.ts';
 import { CHAT_ALLOW } from './chat.server.ts';

@@ -5,12 +5,12 @@
  */
 import { z } from 'zod';
 import type { ZodOpenApiOperationObject, ZodOpenApiRequestBodyObject, ZodOpenApiResponseObject } from 'zod-openapi';
-import { codeSamples } from '../../api-docs/code-samples.ts';
-import { siteOperation, type ApiContext } from '../../api-docs/context.ts';
-import { errorBody, problemExample, type Examples } from '../../api-docs/examples.ts';
-import { NoStoreHeaders, siteRateLimitHeaders } from '../../api-docs/headers.ts';
-import { errorResponses, invalidBody, jsonRequestBody, methodNotAllowed, siteRateLimited, type ErrorSpec } from '../../api-docs/responses.ts';
 import { FieldError } from '../../lib/field-error.ts';
+import { siteOperation, type ApiContext } from '../../lib/openapi/api-context.ts';
+import { codeSamples } from '../../lib/openapi/code-samples.ts';
+import { errorBody, problemExample, type Examples } from '../../lib/openapi/examples.ts';
+import { NoStoreHeaders, siteRateLimitHeaders } from '../../lib/openapi/headers.ts';
+import { errorResponses, invalidBody, jsonRequestBody, methodNotAllowed, siteRateLimited, type ErrorSpec } from '../../lib/openapi/responses.ts';
 import { PATHS } from '../../lib/paths.ts';
 import { ALTCHA_FIELD, ALTCHA_LIMITS, AltchaChallenge, challengeFailed, challengeReplayed, challengeRequired } from './altcha.ts';
 import { CONTACT_LIMITS, ContactPayload, IdempotencyKey, parseContactPayload } from './contact.ts';

@@ -4,8 +4,8 @@
  */
 import { z } from 'zod';
 import type { ZodOpenApiOperationObject } from 'zod-openapi';
-import { siteOperation, type ApiContext } from '../../api-docs/context.ts';
-import { prebuiltFileOperation } from '../../api-docs/prebuilt-file.ts';
+import { siteOperation, type ApiContext } from '../../lib/openapi/api-context.ts';
+import { prebuiltFileOperation } from '../../lib/openapi/prebuilt-file.ts';
 import { PATHS } from '../../lib/paths.ts';
 import { NewsArticle } from './schema.ts';
 

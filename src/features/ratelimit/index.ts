@@ -1,6 +1,6 @@
-/** The rate-limit feature's public surface (issue 4): policies, client identity, stores, headers. */
-export { policiesFromConfig } from './policies.ts';
-export type { RateLimitConfig, RateClass, Window } from './policies.ts';
+/** The rate-limit feature's public surface: policies, client identity, stores, headers. */
+export { policiesFromConfig, RATE_LIMIT_DEFAULTS } from './policies.ts';
+export type { RateLimitSettings, RateClass, Window } from './policies.ts';
 export { clientKeyOf, isTrustedProxy } from './client-key.ts';
 export type { Decision, RateLimitStore, WindowState } from './limiter.ts';
 export { createMemoryStore } from './memory-store.ts';

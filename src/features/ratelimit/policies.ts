@@ -1,48 +1,47 @@
 /**
- * Which limits apply to which request (interface spec section 8; issue 4).
+ * Which limits apply to which request (interface spec section 8).
  *
  * A route class names a list of windows; a request consumes one unit from every window of its
  * class, and windows with the same name are the same bucket whatever route consumed from them
  * (`site-minute` is shared by every site route, chat and contact included).
  */
-import type { Config } from '../../app/config.ts';
-import type { RateClass } from '../../lib/rate-class.ts';
+import type { RateClass, Window } from '../../lib/rate-class.ts';
 
-export type { RateClass };
+export type { RateClass, Window };
 
-export interface Window {
-  /** e.g. 'site-minute', 'chat-day'; reported in X-RateLimit-Scope and part of the store key. */
-  name: string;
-  /** Requests per period (the bucket's capacity, or the day's quota). */
-  limit: number;
-  /**
-   * 'bucket': token bucket, capacity = limit, refilled continuously at limit per periodSeconds.
-   * 'utc-day': a counter of the current UTC day, reset at 00:00 UTC.
-   */
-  kind: 'bucket' | 'utc-day';
-  /** Length of the window: 60, 3600 or 86400. */
-  periodSeconds: number;
+/** The settings this module reads (README "Rate limits"); src/app/config.ts's `Config` satisfies it. */
+export interface RateLimitSettings {
+  RATE_LIMIT_SITE_MINUTE: number;
+  RATE_LIMIT_PAGE_MINUTE: number;
+  RATE_LIMIT_CHAT_MINUTE: number;
+  RATE_LIMIT_CHAT_DAY: number;
+  RATE_LIMIT_CONTACT_HOUR: number;
+  RATE_LIMIT_CONTACT_DAY: number;
+  RATE_LIMIT_DATA_MINUTE: number;
+  RATE_LIMIT_DATA_DAY: number;
 }
 
-/** The configuration this module reads; `Config` satisfies it. */
-export type RateLimitConfig = Pick<
-  Config,
-  | 'RATE_LIMIT_SITE_MINUTE'
-  | 'RATE_LIMIT_PAGE_MINUTE'
-  | 'RATE_LIMIT_CHAT_MINUTE'
-  | 'RATE_LIMIT_CHAT_DAY'
-  | 'RATE_LIMIT_CONTACT_HOUR'
-  | 'RATE_LIMIT_CONTACT_DAY'
-  | 'RATE_LIMIT_DATA_MINUTE'
-  | 'RATE_LIMIT_DATA_DAY'
->;
+/**
+ * The defaults of the RATE_LIMIT_* variables: the configuration schema (src/app/config.ts)
+ * defaults to these, and the OpenAPI document, built without a configuration, quotes them.
+ */
+export const RATE_LIMIT_DEFAULTS: Readonly<RateLimitSettings> = Object.freeze({
+  RATE_LIMIT_SITE_MINUTE: 300,
+  RATE_LIMIT_PAGE_MINUTE: 240,
+  RATE_LIMIT_CHAT_MINUTE: 10,
+  RATE_LIMIT_CHAT_DAY: 200,
+  RATE_LIMIT_CONTACT_HOUR: 20,
+  RATE_LIMIT_CONTACT_DAY: 100,
+  RATE_LIMIT_DATA_MINUTE: 60,
+  RATE_LIMIT_DATA_DAY: 5000,
+});
 
 /**
  * The windows of each route class, in the order RateLimit-Policy lists them.
- * Defaults (src/app/config.ts): site 300/min; pages 240/min; chat 10/min + 200/day; contact 20/h + 100/day;
- * data 60/min + 5,000 per UTC day.
+ * Defaults (`RATE_LIMIT_DEFAULTS`): site 300/min; pages 240/min; chat 10/min + 200/day;
+ * contact 20/h + 100/day; data 60/min + 5,000 per UTC day.
  */
-export function policiesFromConfig(config: RateLimitConfig): Record<RateClass, Window[]> {
+export function policiesFromConfig(config: RateLimitSettings): Record<RateClass, Window[]> {
   const site: Window = { name: 'site-minute', limit: config.RATE_LIMIT_SITE_MINUTE, kind: 'bucket', periodSeconds: 60 };
   return {
     site: [site],

@@ -3,8 +3,8 @@
  * schema the file is validated with.
  */
 import type { ZodOpenApiOperationObject } from 'zod-openapi';
-import { siteOperation, type ApiContext } from '../../api-docs/context.ts';
-import { prebuiltFileOperation } from '../../api-docs/prebuilt-file.ts';
+import { siteOperation, type ApiContext } from '../../lib/openapi/api-context.ts';
+import { prebuiltFileOperation } from '../../lib/openapi/prebuilt-file.ts';
 import { PATHS } from '../../lib/paths.ts';
 import { SellersDocument } from './schema.ts';
 

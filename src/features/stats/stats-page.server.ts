@@ -4,8 +4,9 @@
  * same repository and the same record shape (toDataRecord), so the table a reader sees, the
  * JSON embedded for the chart and the API's answer for that range agree to the cent.
  */
+import type { Logger } from 'pino';
+import type { DbHandle } from '../../db/create-db.ts';
 import { HttpError } from '../../lib/http-error.ts';
-import type { Services } from '../../app/services.ts';
 import type { DataRecord } from './data-record.ts';
 import { MAX_RANGE_DAYS, parseDateRange } from './date-range.ts';
 import { type DayRange, type Totals, defaultRange, totalsOf } from './stats-page.ts';
@@ -47,6 +48,13 @@ export interface StatsPage {
   state: StatsPageState;
 }
 
+/** What the page reads with; the composition root's `Services` satisfies it. */
+export interface StatsPageDeps {
+  db: Pick<DbHandle, 'db'>;
+  /** Where a failed read is reported (the page then answers 503). */
+  log: Pick<Logger, 'error'>;
+}
+
 function echoed(params: URLSearchParams, name: 'startDate' | 'endDate'): string {
   return (params.get(name) ?? '').slice(0, ECHO_MAX);
 }
@@ -55,7 +63,7 @@ function echoed(params: URLSearchParams, name: 'startDate' | 'endDate'): string 
  * The page for a query. With neither `startDate` nor `endDate` the default range (the last 31
  * complete UTC days) is shown; with either, the query is judged by the API's rules.
  */
-export async function loadStatsPage(params: URLSearchParams, services: Pick<Services, 'db' | 'log'>, nowMs: number): Promise<StatsPage> {
+export async function loadStatsPage(params: URLSearchParams, deps: StatsPageDeps, nowMs: number): Promise<StatsPage> {
   const asked = params.has('startDate') || params.has('endDate');
   let range: DayRange;
   if (asked) {
@@ -76,11 +84,11 @@ export async function loadStatsPage(params: URLSearchParams, services: Pick<Serv
   }
 
   try {
-    const rows = await readDailyStats(services.db.db, range.startDate, range.endDate);
+    const rows = await readDailyStats(deps.db.db, range.startDate, range.endDate);
     const records = rows.map(toDataRecord);
     return { status: 200, cacheControl: 'public, max-age=60', state: { kind: 'ok', range, records, totals: totalsOf(records) } };
   } catch (error) {
-    services.log.error({ err: error, range }, 'stats page: reading daily stats failed');
+    deps.log.error({ err: error, range }, 'stats page: reading daily stats failed');
     return { status: 503, cacheControl: 'no-store', state: { kind: 'unavailable', range } };
   }
 }

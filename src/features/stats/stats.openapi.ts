@@ -5,14 +5,15 @@
  */
 import { z } from 'zod';
 import type { ZodOpenApiOperationObject } from 'zod-openapi';
-import { codeSamples } from '../../api-docs/code-samples.ts';
-import { describeWindows, type ApiContext } from '../../api-docs/context.ts';
-import { problemExample, thrownBody } from '../../api-docs/examples.ts';
-import { ConditionalRequestHeaders, dataRateLimitHeaders, dataRefusedHeaders, DataSettlementHeaders } from '../../api-docs/headers.ts';
-import { cachedRead, dataUnauthorized, errorResponses, methodNotAllowed } from '../../api-docs/responses.ts';
+import { describeWindows, type ApiContext } from '../../lib/openapi/api-context.ts';
+import { codeSamples } from '../../lib/openapi/code-samples.ts';
+import { problemExample, thrownBody } from '../../lib/openapi/examples.ts';
+import { ConditionalRequestHeaders, dataRateLimitHeaders, dataRefusedHeaders } from '../../lib/openapi/headers.ts';
+import { cachedRead, dataUnauthorized, errorResponses, methodNotAllowed } from '../../lib/openapi/responses.ts';
 import { PATHS } from '../../lib/paths.ts';
 import { DataResponse } from './data-record.ts';
 import { DataQuery, MAX_RANGE_DAYS, parseDateRange } from './date-range.ts';
+import { MISSING_DAYS_PATTERN } from './settled.ts';
 
 export const dataExample: DataResponse = {
   status: 'Success',
@@ -21,6 +22,27 @@ export const dataExample: DataResponse = {
     { date: '2026-07-02', txn_count: 69, impr_count: 2431, service_revenue: 2204.1 },
   ],
 };
+
+/** Which days of a community data response are final (settled.ts): on every 200 and 304 of Get Data. */
+const DataSettlementHeaders = z.object({
+  'X-Data-Settled-Through': z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/)
+    .meta({
+      description:
+        'The last settled UTC day, YYYY-MM-DD: no scheduled materialisation rewrites it or any earlier day (the nightly run rewrites only the last three complete days), so the records of these days may be cached forever. Moves at 00:00 UTC.',
+      examples: ['2026-07-27'],
+    }),
+  'X-Data-Missing-Days': z
+    .string()
+    .regex(MISSING_DAYS_PATTERN)
+    .optional()
+    .meta({
+      description:
+        'The requested days without a record (not materialised yet: today, the future, days before the first event, a pending backfill), as runs `first/last` or single days, comma-separated (ISO 8601 interval notation, both ends included). Absent when every requested day has a record. Such days may appear later: ask for them again.',
+      examples: ['2026-07-29/2026-07-31'],
+    }),
+});
 
 const at = PATHS.data;
 const refusal = (query: string) => thrownBody(() => parseDateRange(new URLSearchParams(query)), at);

@@ -4,7 +4,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { curlSample, fetchSample, shellQuote } from '../../../src/api-docs/code-samples.ts';
+import { curlSample, fetchSample, shellQuote } from '../../../src/lib/openapi/code-samples.ts';
 import { createOpenApiDocument, OPERATION_IDS } from '../../../src/api-docs/document.ts';
 import { inlineMarkdown, paragraphs } from '../../../src/api-docs/reference/markdown.ts';
 import { describe as describeSchema, typeLabel } from '../../../src/api-docs/reference/schema-text.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/app/config.ts';
-import { policiesFromConfig } from '../../../src/features/ratelimit/policies.ts';
+import { policiesFromConfig, RATE_LIMIT_DEFAULTS } from '../../../src/features/ratelimit/policies.ts';
 
 describe('policies', () => {
   it('use the issue’s defaults', () => {
@@ -45,5 +45,11 @@ describe('policies', () => {
       }),
     );
     expect([...p.chat, ...p.contact, ...p.data].map((w) => w.limit)).toEqual([1, 2, 3, 1, 4, 5, 6, 7]);
+  });
+
+  it('name the configuration defaults in RATE_LIMIT_DEFAULTS', () => {
+    const config = loadConfig({});
+    const defaults = Object.fromEntries(Object.keys(RATE_LIMIT_DEFAULTS).map((name) => [name, config[name as keyof typeof RATE_LIMIT_DEFAULTS]]));
+    expect(defaults).toEqual(RATE_LIMIT_DEFAULTS);
   });
 });

@@ -4,8 +4,8 @@
  */
 import { z } from 'zod';
 import type { ZodOpenApiOperationObject } from 'zod-openapi';
-import type { Window } from '../features/ratelimit/policies.ts';
-import type { OperationHead } from './context.ts';
+import type { Window } from '../rate-class.ts';
+import type { OperationHead } from './api-context.ts';
 import { codeSamples } from './code-samples.ts';
 import { ConditionalRequestHeaders, siteRateLimitHeaders } from './headers.ts';
 import { cachedRead, errorResponses, methodNotAllowed, siteRateLimited, type ReadBody } from './responses.ts';

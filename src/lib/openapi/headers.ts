@@ -4,8 +4,7 @@
  * and src/server/http.ts serves; the contract tests check every real response against them.
  */
 import { z } from 'zod';
-import type { Window } from '../features/ratelimit/policies.ts';
-import { MISSING_DAYS_PATTERN } from '../features/stats/settled.ts';
+import type { Window } from '../rate-class.ts';
 
 /** A header holding a whole number (HTTP fields are text; the schema describes the number). */
 const count = (description: string, example: number) => z.int().nonnegative().meta({ description, examples: [example] });
@@ -126,28 +125,4 @@ export const ConditionalRequestHeaders = z.object({
     .string()
     .optional()
     .meta({ description: 'The ETag of a copy the client holds; the answer is then 304 without a body when it is still current.', examples: ['"mC4a0c9Vw1WQ7i3pVZbLk2Yb0qA"'] }),
-});
-
-/**
- * Which days of a community data response are final (src/features/stats/settled.ts): on every
- * 200 and 304 of Get Data.
- */
-export const DataSettlementHeaders = z.object({
-  'X-Data-Settled-Through': z
-    .string()
-    .regex(/^\d{4}-\d{2}-\d{2}$/)
-    .meta({
-      description:
-        'The last settled UTC day, YYYY-MM-DD: no scheduled materialisation rewrites it or any earlier day (the nightly run rewrites only the last three complete days), so the records of these days may be cached forever. Moves at 00:00 UTC.',
-      examples: ['2026-07-27'],
-    }),
-  'X-Data-Missing-Days': z
-    .string()
-    .regex(MISSING_DAYS_PATTERN)
-    .optional()
-    .meta({
-      description:
-        'The requested days without a record (not materialised yet: today, the future, days before the first event, a pending backfill), as runs `first/last` or single days, comma-separated (ISO 8601 interval notation, both ends included). Absent when every requested day has a record. Such days may appear later: ask for them again.',
-      examples: ['2026-07-29/2026-07-31'],
-    }),
 });

@@ -6,9 +6,9 @@
  */
 import { z } from 'zod';
 import type { ZodOpenApiRequestBodyObject, ZodOpenApiResponseObject } from 'zod-openapi';
-import type { Window } from '../features/ratelimit/policies.ts';
-import { DataError, Problem, type HttpErrorInit, type SiteProblemCode } from '../lib/http-error.ts';
-import { JSON_REQUEST_MEDIA_TYPES } from '../lib/media-type.ts';
+import { DataError, Problem, type HttpErrorInit, type SiteProblemCode } from '../http-error.ts';
+import { JSON_REQUEST_MEDIA_TYPES } from '../media-type.ts';
+import type { Window } from '../rate-class.ts';
 import { problemExample, siteRateLimitedExample, type Examples } from './examples.ts';
 import { BearerChallengeHeaders, CachingHeaders, NoStoreHeaders, PublicCorsHeaders, siteRefusedHeaders } from './headers.ts';
 
@@ -116,14 +116,6 @@ export function siteRateLimited(windows: readonly Window[], pathname: string): E
     },
   };
 }
-
-/** The optional integrator key of the data interface (RFC 6750 bearer token; `npm run api-keys`). */
-export const API_KEY_SCHEME = {
-  type: 'http',
-  scheme: 'bearer',
-  description:
-    'Optional integrator key, issued by the operator (`npm run api-keys -- create`). With it, the key\'s own per-minute and daily quotas apply instead of the client address\'s; an unknown, revoked or malformed key is refused with 401.',
-} as const;
 
 /** The data interface's 401: an Authorization header that is not a live API key. */
 export function dataUnauthorized(pathname: string, headers: HeaderSchema): ErrorSpec {

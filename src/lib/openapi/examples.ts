@@ -3,7 +3,7 @@
  * parse error, an origin refusal, an error body), the example is computed with it, so its
  * wording is the wording clients will see. Unit tests check every example against its schema.
  */
-import { HttpError, renderError, type ErrorCode, type HttpErrorInit } from '../lib/http-error.ts';
+import { HttpError, renderError, type ErrorCode, type HttpErrorInit } from '../http-error.ts';
 
 /** A named example (OpenAPI Example Object). */
 export interface NamedExample {
