@@ -13,18 +13,6 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
-/**
- * Temporary allow-list: feature files that still import the composition root (its `Services`),
- * being converted to narrow deps. Remove each entry when its file is converted (the test fails
- * on an entry that no longer imports src/app) until the list is empty; a file not listed here
- * may never import src/app.
- */
-const FEATURES_IMPORTING_APP_BEING_CONVERTED: readonly string[] = [
-  'src/features/chat/chat.server.ts',
-  'src/features/contact/contact-page.server.ts',
-  'src/features/contact/handle-contact.ts',
-  'src/features/stats/data-handler.server.ts',
-];
 
 function filesUnder(dir: string): string[] {
   return readdirSync(join(ROOT, dir), { withFileTypes: true, recursive: true })
@@ -81,13 +69,7 @@ describe('the architecture', () => {
   });
 
   it('keeps features on src/lib, src/db and each other: no edge, composition root, jobs, pages or document assembler', () => {
-    const beingConverted: Exception = (file, target) => FEATURES_IMPORTING_APP_BEING_CONVERTED.includes(file) && target.startsWith('src/app/');
-    expect(importsOutside('src/features', ['src/features', 'src/lib', 'src/db'], beingConverted)).toEqual([]);
-  });
-
-  it('lists in the temporary allow-list only feature files that still import src/app', () => {
-    const stale = FEATURES_IMPORTING_APP_BEING_CONVERTED.filter((file) => !importsOf(file).some((target) => target.startsWith('src/app/')));
-    expect(stale, 'converted: remove these from FEATURES_IMPORTING_APP_BEING_CONVERTED').toEqual([]);
+    expect(importsOutside('src/features', ['src/features', 'src/lib', 'src/db'])).toEqual([]);
   });
 
   it('keeps src/lib pure: it imports nothing of ours outside itself', () => {
