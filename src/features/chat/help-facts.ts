@@ -19,61 +19,51 @@
  * time because the build cannot know it.
  */
 import { z } from 'zod';
-import type { Config } from '../../app/config.ts';
 import { DEFAULT_KEY_DAY, DEFAULT_KEY_MINUTE } from '../apikeys/api-key.ts';
 import { CONTACT_LIMITS } from '../contact/contact.ts';
+import type { RateLimitSettings } from '../ratelimit/policies.ts';
 import { MAX_RANGE_DAYS } from '../stats/date-range.ts';
 import { CHAT_LIMITS } from './chat-request.ts';
 import { boundedEditDistance } from './edit-distance.ts';
+import type { KnowledgeDoc } from './passages.ts';
 
-const count = z.int().positive();
+/** A whole number a page states, what it counts, and where its value comes from. */
+const fact = (description: string, source: string) => z.int().positive().meta({ description, source });
 
 /**
  * Every fact a help page may name, each with where its value comes from: a variable of the
- * configuration (src/app/config.ts, README "Configuration") or a constant of the code.
+ * configuration (README "Configuration") or a constant of the code.
  */
 export const HelpFacts = z.strictObject({
-  'pages.perMinute': count.meta({ description: 'Page requests a minute per client.', source: 'RATE_LIMIT_PAGE_MINUTE' }),
-  'site.perMinute': count.meta({
-    description: 'Requests a minute per client to the site interface (news API, sellers.json), shared with the assistant and the contact form.',
-    source: 'RATE_LIMIT_SITE_MINUTE',
-  }),
-  'assistant.perMinute': count.meta({ description: 'Assistant messages a minute per client.', source: 'RATE_LIMIT_CHAT_MINUTE' }),
-  'assistant.perDay': count.meta({ description: 'Assistant messages per UTC day per client.', source: 'RATE_LIMIT_CHAT_DAY' }),
-  'contact.perHour': count.meta({ description: 'Contact form submissions an hour per client.', source: 'RATE_LIMIT_CONTACT_HOUR' }),
-  'contact.perDay': count.meta({ description: 'Contact form submissions per UTC day per client.', source: 'RATE_LIMIT_CONTACT_DAY' }),
-  'data.perMinute': count.meta({ description: 'Data API requests a minute per client without an API key.', source: 'RATE_LIMIT_DATA_MINUTE' }),
-  'data.perDay': count.meta({ description: 'Data API requests per UTC day per client without an API key.', source: 'RATE_LIMIT_DATA_DAY' }),
+  'pages.perMinute': fact('Page requests a minute per client.', 'RATE_LIMIT_PAGE_MINUTE'),
+  'site.perMinute': fact('Requests a minute per client to the site interface (news API, sellers.json), shared with the assistant and the contact form.', 'RATE_LIMIT_SITE_MINUTE'),
+  'assistant.perMinute': fact('Assistant messages a minute per client.', 'RATE_LIMIT_CHAT_MINUTE'),
+  'assistant.perDay': fact('Assistant messages per UTC day per client.', 'RATE_LIMIT_CHAT_DAY'),
+  'contact.perHour': fact('Contact form submissions an hour per client.', 'RATE_LIMIT_CONTACT_HOUR'),
+  'contact.perDay': fact('Contact form submissions per UTC day per client.', 'RATE_LIMIT_CONTACT_DAY'),
+  'data.perMinute': fact('Data API requests a minute per client without an API key.', 'RATE_LIMIT_DATA_MINUTE'),
+  'data.perDay': fact('Data API requests per UTC day per client without an API key.', 'RATE_LIMIT_DATA_DAY'),
   'ipv6.prefixLength': z.int().min(1).max(128).meta({ description: 'Length of the IPv6 network that counts as one client.', source: 'RATE_LIMIT_IPV6_PREFIX' }),
-  'data.maxRangeDays': count.meta({ description: 'Most days one data API request may span.', source: 'MAX_RANGE_DAYS (src/features/stats/date-range.ts)' }),
-  'apiKeys.defaultPerMinute': count.meta({ description: "A new API key's requests a minute unless set otherwise.", source: 'DEFAULT_KEY_MINUTE (src/features/apikeys/api-key.ts)' }),
-  'apiKeys.defaultPerDay': count.meta({ description: "A new API key's requests per UTC day unless set otherwise.", source: 'DEFAULT_KEY_DAY (src/features/apikeys/api-key.ts)' }),
-  'apiKeys.revokedWithinSeconds': count.meta({ description: 'Seconds within which a revoked API key stops working.', source: 'API_KEY_CACHE_SECONDS' }),
-  'assistant.maxMessageChars': count.meta({ description: 'Longest assistant message, in characters.', source: 'CHAT_LIMITS.maxContentChars (src/features/chat/chat-request.ts)' }),
-  'assistant.maxMessages': count.meta({ description: 'Most messages of a conversation sent in one request.', source: 'CHAT_LIMITS.maxMessages (src/features/chat/chat-request.ts)' }),
-  'assistant.maxBodyBytes': count.meta({ description: 'Largest assistant request body, in bytes.', source: 'CHAT_LIMITS.maxBodyBytes (src/features/chat/chat-request.ts)' }),
-  'contact.maxMessageChars': count.meta({ description: "Longest contact form message, in characters.", source: 'CONTACT_LIMITS.messageChars (src/features/contact/contact.ts)' }),
-  'contact.maxBodyBytes': count.meta({ description: 'Largest contact form request body, in bytes.', source: 'CONTACT_LIMITS.bodyBytes (src/features/contact/contact.ts)' }),
+  'data.maxRangeDays': fact('Most days one data API request may span.', 'MAX_RANGE_DAYS (src/features/stats/date-range.ts)'),
+  'apiKeys.defaultPerMinute': fact("A new API key's requests a minute unless set otherwise.", 'DEFAULT_KEY_MINUTE (src/features/apikeys/api-key.ts)'),
+  'apiKeys.defaultPerDay': fact("A new API key's requests per UTC day unless set otherwise.", 'DEFAULT_KEY_DAY (src/features/apikeys/api-key.ts)'),
+  'apiKeys.revokedWithinSeconds': fact('Seconds within which a revoked API key stops working.', 'API_KEY_CACHE_SECONDS'),
+  'assistant.maxMessageChars': fact('Longest assistant message, in characters.', 'CHAT_LIMITS.maxContentChars (src/features/chat/chat-request.ts)'),
+  'assistant.maxMessages': fact('Most messages of a conversation sent in one request.', 'CHAT_LIMITS.maxMessages (src/features/chat/chat-request.ts)'),
+  'assistant.maxBodyBytes': fact('Largest assistant request body, in bytes.', 'CHAT_LIMITS.maxBodyBytes (src/features/chat/chat-request.ts)'),
+  'contact.maxMessageChars': fact('Longest contact form message, in characters.', 'CONTACT_LIMITS.messageChars (src/features/contact/contact.ts)'),
+  'contact.maxBodyBytes': fact('Largest contact form request body, in bytes.', 'CONTACT_LIMITS.bodyBytes (src/features/contact/contact.ts)'),
 });
 export type HelpFacts = z.infer<typeof HelpFacts>;
 export type FactName = keyof HelpFacts;
 
 export const FACT_NAMES = Object.keys(HelpFacts.shape) as FactName[];
 
-/** The configuration the facts are read from; the running `Config` satisfies it. */
-export type HelpFactsConfig = Pick<
-  Config,
-  | 'RATE_LIMIT_PAGE_MINUTE'
-  | 'RATE_LIMIT_SITE_MINUTE'
-  | 'RATE_LIMIT_CHAT_MINUTE'
-  | 'RATE_LIMIT_CHAT_DAY'
-  | 'RATE_LIMIT_CONTACT_HOUR'
-  | 'RATE_LIMIT_CONTACT_DAY'
-  | 'RATE_LIMIT_DATA_MINUTE'
-  | 'RATE_LIMIT_DATA_DAY'
-  | 'RATE_LIMIT_IPV6_PREFIX'
-  | 'API_KEY_CACHE_SECONDS'
->;
+/** The settings the facts are read from; src/app/config.ts's `Config` satisfies it. */
+export interface HelpFactsConfig extends RateLimitSettings {
+  RATE_LIMIT_IPV6_PREFIX: number;
+  API_KEY_CACHE_SECONDS: number;
+}
 
 /** One configuration object (frozen for the process's life, src/app/services.ts) gives one set of facts. */
 const computed = new WeakMap<HelpFactsConfig, HelpFacts>();
@@ -178,20 +168,8 @@ export function placeholderProblems(text: string, firstLine = 1): PlaceholderPro
   return problems;
 }
 
-/** A help page as the check needs it; `file` and `bodyLine` place its body in the source file. */
-export interface HelpPageSource {
-  id: string;
-  title: string;
-  summary?: string | undefined;
-  body: string;
-  /** The source file, as the build names it (e.g. `content/assistant/rate-limits.md`). */
-  file?: string | undefined;
-  /** The line of the file on which the body starts (after the frontmatter). */
-  bodyLine?: number | undefined;
-}
-
 /** Every placeholder mistake of the pages, one line each, `file:line: message`. */
-export function helpPageProblems(pages: readonly HelpPageSource[]): string[] {
+export function helpPageProblems(pages: readonly KnowledgeDoc[]): string[] {
   const out: string[] = [];
   for (const page of pages) {
     const file = page.file ?? `help page "${page.id}"`;
@@ -222,7 +200,7 @@ export class HelpPageError extends Error {
 }
 
 /** Throw a HelpPageError naming every placeholder mistake of the pages, if there is one. */
-export function assertHelpPages(pages: readonly HelpPageSource[]): void {
+export function assertHelpPages(pages: readonly KnowledgeDoc[]): void {
   const problems = helpPageProblems(pages);
   if (problems.length > 0) throw new HelpPageError(problems);
 }
