@@ -20,7 +20,7 @@ beforeEach(() => {
 const TIMEOUT_MS = 300;
 const services = () => chatServices({ LLM_BASE_URL: llm.baseUrl, LLM_MODEL: 'fake-model', LLM_API_KEY: 'test-key', LLM_TIMEOUT_MS: String(TIMEOUT_MS) });
 const chat = (content: string, signal?: AbortSignal) => callChat(chatRequest(ask(content), signal ? { signal } : {}), services(), chatDeps());
-const builtInReply = (content: string) => composeReply([{ role: 'user', content }], siteKnowledgeIndex(), { siteUrl: SITE });
+const builtInReply = (content: string) => composeReply([{ role: 'user', content }], siteKnowledgeIndex(), { siteUrl: SITE, config: chatServices().config });
 const builtIn = (content: string) => builtInReply(content).text;
 
 describe('the assistant with an LLM configured', () => {
@@ -185,7 +185,7 @@ describe('the assistant with an LLM configured', () => {
     const response = await chat(question);
     const sources = parseSourcesLink(response.headers.get('link'));
     expect((await readChunks(response)).join('')).toBe('sellers.json lists our sellers.');
-    expect(sources).toEqual(sourcesOf(retrieve([{ role: 'user', content: question }], siteKnowledgeIndex())));
+    expect(sources).toEqual(sourcesOf(retrieve([{ role: 'user', content: question }], siteKnowledgeIndex(), { config: chatServices().config })));
     expect(sources.length).toBeGreaterThan(0);
     // Each source is a page named in the context the model received.
     const system = String(llm.requests[0]!.body.messages?.[0]?.content);

@@ -2,7 +2,8 @@
  * The chat's sources and stopping through the real server (`node src/app/main.ts`, edge and
  * Astro's Node adapter), with an LLM configured against the local fake provider: the `Link`
  * header survives the edge and is readable cross-origin, and a client that hangs up mid-answer
- * makes the server hang up on the provider and log the stopped reply.
+ * makes the server hang up on the provider and log the stopped reply. The help pages' numbers
+ * are the running configuration's, for the provider and for the built-in assistant alike.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseSourcesLink } from '../../src/features/chat/sources.ts';
@@ -15,7 +16,15 @@ let server: RunningServer;
 
 beforeAll(async () => {
   llm = await startFakeLlm();
-  server = await startServer({ LLM_BASE_URL: llm.baseUrl, LLM_MODEL: 'fake-model', LLM_TIMEOUT_MS: '20000', ALLOWED_ORIGINS: PARTNER });
+  // Limits other than the defaults: the help pages must state these, not numbers of their own.
+  server = await startServer({
+    LLM_BASE_URL: llm.baseUrl,
+    LLM_MODEL: 'fake-model',
+    LLM_TIMEOUT_MS: '20000',
+    ALLOWED_ORIGINS: PARTNER,
+    RATE_LIMIT_PAGE_MINUTE: '123',
+    RATE_LIMIT_IPV6_PREFIX: '48',
+  });
 });
 afterAll(async () => {
   await server?.stop();
@@ -73,6 +82,20 @@ describe('POST /api/chat through the server', () => {
     expect(stopped['pieces']).toBeLessThan(tokens.length / 2);
     // The edge's request line says the response was cut short too.
     await expect.poll(() => logLines('request').some((line) => line['path'] === '/api/chat' && line['aborted'] === true)).toBe(true);
+  });
+
+  it('states the limits the server was started with, to the provider and in the built-in reply', async () => {
+    llm.behaviour = { kind: 'reply', tokens: ['See ', 'the ', 'limits.'] };
+    const question = 'What are the rate limits, and how are IPv6 clients counted?';
+    expect(await (await ask(question)).text()).toBe('See the limits.');
+    const system = String(upstreamFor(question)!.body.messages?.[0]?.content);
+    expect(system).toContain('Pages: 123 requests a minute.');
+    expect(system).toContain('counted as its /48 network');
+    expect(system).not.toContain('{{');
+
+    llm.behaviour = { kind: 'refuse', status: 503 };
+    expect(await (await ask('What are the rate limits?')).text()).toContain('Pages: 123 requests a minute.');
+    expect(await (await ask('How are IPv6 clients counted?')).text()).toContain('counted as its /48 network');
   });
 
   it("sends the built-in assistant's sources when it answers instead of the provider", async () => {

@@ -250,7 +250,7 @@ describe('the streamed reply', () => {
 
   it('arrives in pieces, the first before the rest of the reply is produced', async () => {
     const question = 'What is sellers.json?';
-    const expected = composeReply([{ role: 'user', content: question }], siteKnowledgeIndex(), { siteUrl: SITE }).text;
+    const expected = composeReply([{ role: 'user', content: question }], siteKnowledgeIndex(), { siteUrl: SITE, config: chatServices().config }).text;
     const response = await post(ask(question));
     const reader = response.body!.getReader();
     const decoder = new TextDecoder();
@@ -281,9 +281,16 @@ describe('the streamed reply', () => {
     expect(text).toContain('60 requests a minute');
   });
 
+  it("states the limits of the server's own configuration, not numbers typed into the help pages", async () => {
+    const services = chatServices({ RATE_LIMIT_PAGE_MINUTE: '123', RATE_LIMIT_IPV6_PREFIX: '48' });
+    const answer = async (question: string) => (await readChunks(await callChat(chatRequest(ask(question)), services))).join('');
+    expect(await answer('What are the rate limits?')).toContain('Pages: 123 requests a minute.');
+    expect(await answer('How are IPv6 clients counted?')).toContain('/48 network');
+  });
+
   it('stops producing when the client goes away, and logs how little it sent', async () => {
     const question = 'How do I get the daily statistics from the data API?';
-    const whole = replyChunks(composeReply([{ role: 'user', content: question }], siteKnowledgeIndex(), { siteUrl: SITE }).text);
+    const whole = replyChunks(composeReply([{ role: 'user', content: question }], siteKnowledgeIndex(), { siteUrl: SITE, config: chatServices().config }).text);
     const client = new AbortController();
     const logged = loggedChatServices();
     const response = await callChat(chatRequest(ask(question), { signal: client.signal }), logged.services, chatDeps({ chunkDelayMs: 20 }));
@@ -338,7 +345,7 @@ describe('the streamed reply', () => {
 });
 
 describe('the sources of a reply', () => {
-  const builtIn = (question: string) => composeReply([{ role: 'user', content: question }], siteKnowledgeIndex(), { siteUrl: SITE });
+  const builtIn = (question: string) => composeReply([{ role: 'user', content: question }], siteKnowledgeIndex(), { siteUrl: SITE, config: chatServices().config });
 
   it('lists the pages the answer quotes in the Link header, before the first byte, and leaves the body as it was', async () => {
     const question = 'What is sellers.json?';

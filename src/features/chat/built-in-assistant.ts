@@ -4,9 +4,12 @@
  *
  * It never invents: an answer quotes the best-matching sentences of a passage and links to its
  * page; when nothing matches well enough it says it does not know and offers the contact form.
+ * The numbers a help page takes from the configuration (`{{fact}}` placeholders, help-facts.ts)
+ * are filled in from the configuration it is given before anything is quoted.
  */
 import { formatDate } from '../../lib/calendar.ts';
 import type { ChatMessage } from './chat-request.ts';
+import { fillFacts, helpFacts, type HelpFacts, type HelpFactsConfig } from './help-facts.ts';
 import type { KnowledgeIndex, SearchHit, WeightedTerms } from './knowledge-index.ts';
 import { passageTitle, sitePaths, type Passage } from './passages.ts';
 import { distinctSources, type ChatSource } from './sources.ts';
@@ -104,10 +107,32 @@ export function isGrounded(hit: SearchHit, focus: ReadonlySet<string>): boolean 
   return hit.matched.filter((term) => focus.has(term)).length >= needed;
 }
 
-/** The grounded passages for the conversation, best first (the LLM's context, too). */
-export function retrieve(messages: readonly ChatMessage[], index: KnowledgeIndex, limit = 4): SearchHit[] {
+/** A hit as it is quoted: a help page's placeholders filled in with the facts. */
+function filled(hit: SearchHit, facts: HelpFacts): SearchHit {
+  const { passage } = hit;
+  if (passage.kind !== 'kb') return hit;
+  return { ...hit, passage: { ...passage, text: fillFacts(passage.text, facts), code: passage.code.map((code) => fillFacts(code, facts)) } };
+}
+
+/** The index's best hits for a query, help pages filled in from the configuration. */
+function searchFilled(index: KnowledgeIndex, query: WeightedTerms, limit: number, config: HelpFactsConfig): SearchHit[] {
+  const facts = helpFacts(config);
+  return index.search(query, limit).map((hit) => filled(hit, facts));
+}
+
+export interface RetrieveOptions {
+  /** Most passages returned (default 4). */
+  limit?: number;
+  /** The running configuration, which the help pages' numbers are filled in from (help-facts.ts). */
+  config: HelpFactsConfig;
+}
+
+/** The grounded passages for the conversation, best first, filled in (the LLM's context, too). */
+export function retrieve(messages: readonly ChatMessage[], index: KnowledgeIndex, { limit = 4, config }: RetrieveOptions): SearchHit[] {
   const query = conversationQuery(messages);
-  return index.search(query.weighted, limit * 2).filter((hit) => isGrounded(hit, query.focus)).slice(0, limit);
+  return searchFilled(index, query.weighted, limit * 2, config)
+    .filter((hit) => isGrounded(hit, query.focus))
+    .slice(0, limit);
 }
 
 /** The pages of the hits, best first, each once (the LLM's sources: what it was given). */
@@ -171,10 +196,12 @@ function withSite(text: string, siteUrl: string | undefined): string {
 export interface ComposeOptions {
   /** The site's public origin, put into example commands. */
   siteUrl?: string | undefined;
+  /** The running configuration, which the help pages' numbers are filled in from (help-facts.ts). */
+  config: HelpFactsConfig;
 }
 
 /** Compose the whole reply to the conversation's newest (user) message. */
-export function composeReply(messages: readonly ChatMessage[], index: KnowledgeIndex, options: ComposeOptions = {}): BuiltInReply {
+export function composeReply(messages: readonly ChatMessage[], index: KnowledgeIndex, options: ComposeOptions): BuiltInReply {
   const newest = messages.at(-1)?.content ?? '';
   const { intent, rest, greeted } = detectIntent(newest);
   const hello = greeted ? 'Hello! ' : '';
@@ -196,7 +223,7 @@ export function composeReply(messages: readonly ChatMessage[], index: KnowledgeI
     case 'contact': {
       // Ground the pointer in the knowledge base's own contact passage when there is one.
       const query = conversationQuery(messages, rest);
-      const hit = index.search(query.weighted, 5).find((h) => h.passage.url === CONTACT_PATH);
+      const hit = searchFilled(index, query.weighted, 5, options.config).find((h) => h.passage.url === CONTACT_PATH);
       const detail = hit ? `\n\n${summarise(hit.passage, query.weighted)}` : '';
       const sources = hit ? distinctSources([{ url: CONTACT_PATH, title: passageTitle(hit.passage) }]) : [];
       return { intent, grounded: true, links: [CONTACT_PATH], sources, text: `${hello}You can reach the team through the contact form: ${CONTACT_PATH}${detail}` };
@@ -206,7 +233,7 @@ export function composeReply(messages: readonly ChatMessage[], index: KnowledgeI
   }
 
   const query = conversationQuery(messages, rest);
-  let hits = index.search(query.weighted, 8).filter((hit) => isGrounded(hit, query.focus));
+  let hits = searchFilled(index, query.weighted, 8, options.config).filter((hit) => isGrounded(hit, query.focus));
   if (terms(rest).length === 0) {
     // A follow-up with no topic of its own ("tell me more"): skip what was already quoted.
     const said = messages.filter((m) => m.role === 'assistant').map((m) => m.content).join('\n');

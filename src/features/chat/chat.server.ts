@@ -18,9 +18,10 @@ import { checkOrigin, originError, type OriginPolicy } from './origin-policy.ts'
 import { providerFailure } from './provider-failure.ts';
 import { isLoopbackHost, publicFetch } from '../../lib/outbound-guard.ts';
 import { formatSourcesLink, type ChatSource } from './sources.ts';
+import type { HelpFactsConfig } from './help-facts.ts';
 
-/** The settings the chat reads; the composition root's configuration has them all. */
-export interface ChatSettings {
+/** The settings the chat reads (help-facts.ts: the limits its help pages state); the composition root's configuration has them all. */
+export interface ChatSettings extends HelpFactsConfig {
   SITE_URL: string;
   ALLOWED_ORIGINS: readonly string[];
   CHAT_ALLOW_NO_ORIGIN: boolean;
@@ -142,7 +143,7 @@ async function prepareReply(messages: readonly ChatMessage[], signal: AbortSigna
   if (settings && !signal.aborted) {
     let hits: SearchHit[];
     try {
-      hits = retrieve(messages, index);
+      hits = retrieve(messages, index, { config: deps.config });
     } catch (error) {
       return unavailable(error);
     }
@@ -171,7 +172,7 @@ async function prepareReply(messages: readonly ChatMessage[], signal: AbortSigna
   // outage of the assistant, answered in words like a missing index, not a 500.
   let reply: BuiltInReply;
   try {
-    reply = composeReply(messages, index, { siteUrl: deps.config.SITE_URL });
+    reply = composeReply(messages, index, { siteUrl: deps.config.SITE_URL, config: deps.config });
   } catch (error) {
     return unavailable(error);
   }

@@ -5,7 +5,9 @@
  * same index in memory. The built server never calls it: it opens the file instead, so the
  * archive's bodies are not loaded into its memory.
  */
-import { getCollection } from 'astro:content';
+import { readFile } from 'node:fs/promises';
+import { getCollection, type CollectionEntry } from 'astro:content';
+import { bodyStartLine } from './help-facts.ts';
 import type { Corpus } from './index-writer.ts';
 import { KnowledgeIndex } from './knowledge-index.ts';
 
@@ -20,8 +22,19 @@ export async function siteCorpus(): Promise<Corpus> {
       createdAt: new Date(entry.data.createdAt),
       draft: entry.data.draft,
     })),
-    knowledge: assistant.map((entry) => ({ id: entry.id, title: entry.data.title, summary: entry.data.summary, body: entry.body ?? '' })),
+    knowledge: await Promise.all(assistant.map(knowledgeDoc)),
   };
+}
+
+/**
+ * A help page, with its file and the line its body starts on, so that a placeholder mistake is
+ * reported at the file's own line (help-facts.ts). Astro keeps the body without the frontmatter.
+ */
+async function knowledgeDoc(entry: CollectionEntry<'assistant'>) {
+  const body = entry.body ?? '';
+  const file = entry.filePath;
+  const source = file === undefined ? undefined : await readFile(file, 'utf8').catch(() => undefined);
+  return { id: entry.id, title: entry.data.title, summary: entry.data.summary, body, file, bodyLine: source === undefined ? undefined : bodyStartLine(source, body) };
 }
 
 let loading: Promise<KnowledgeIndex> | undefined;

@@ -14,17 +14,19 @@
  *
  * Tables:
  *   passage(n, id, kind, title, section, text, code, context, url, date)  what a reply quotes
+ *     (a help page's text and code with its `{{fact}}` placeholders, filled at answer time)
  *   term(term, id, reversed, passages)       the vocabulary; `reversed` serves suffix lookups
  *   posting(term, passage, impact)           one row per term and passage that holds it
  *   latest_news(n, id, heading, url, date)   published articles, newest first
  * `PRAGMA user_version` carries INDEX_FORMAT, so a server never reads an index of another shape.
  */
 import Database from 'better-sqlite3';
+import { assertHelpPages, withoutPlaceholders } from './help-facts.ts';
 import { knowledgePassages, newsPassages, type KnowledgeDoc, type NewsDoc, type Passage } from './passages.ts';
 import { isStopword, stem, words } from './text-terms.ts';
 
 /** Version of the tables above; bump it with any change to them or to how impacts are computed. */
-export const INDEX_FORMAT = 1;
+export const INDEX_FORMAT = 2;
 
 /** File name of the index in the build's server folder (`dist/server/`), never served. */
 export const ASSISTANT_INDEX_FILE = 'assistant-index.sqlite';
@@ -74,8 +76,13 @@ function fieldTerms(text: string): { terms: Map<string, number>; length: number 
   return { terms, length: new Set(tokens).size };
 }
 
+/**
+ * A field as it is indexed. A help page's placeholders are stored in the passage, to be filled
+ * from the running configuration when it is quoted (help-facts.ts); the index holds the words
+ * around them, not the fact's name, whose words ("perMinute") no visitor types.
+ */
 function fieldText(passage: Passage, field: Field): string {
-  return field === 'code' ? passage.code.join('\n') : passage[field];
+  return withoutPlaceholders(field === 'code' ? passage.code.join('\n') : passage[field]);
 }
 
 /** BM25+ of one field: `tf` occurrences, in this field of `df` of `count` passages, field length against average. */
@@ -114,6 +121,8 @@ const INDEXES = `
  * knowledge pages), which also breaks ties between equal scores.
  */
 export function writeKnowledgeIndex(db: Database.Database, { news, knowledge }: Corpus): void {
+  // An unknown or malformed placeholder fails the build here, with its file and line.
+  assertHelpPages(knowledge);
   const published = publishedNewestFirst(news);
   const passages = [...published.flatMap(newsPassages), ...knowledge.flatMap(knowledgePassages)];
   const count = passages.length;

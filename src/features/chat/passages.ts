@@ -24,8 +24,15 @@ export interface KnowledgeDoc {
   title: string;
   /** One line on what the page covers; indexed as context for each of its passages. */
   summary?: string | undefined;
-  /** Markdown body. Site links in it (`[form](/contact)`) become the passages' "read more". */
+  /**
+   * Markdown body. Site links in it (`[form](/contact)`) become the passages' "read more";
+   * numbers the deployment decides are `{{fact}}` placeholders (help-facts.ts), kept as written.
+   */
   body: string;
+  /** The source file, named in build errors (e.g. `content/assistant/rate-limits.md`). */
+  file?: string | undefined;
+  /** The line of `file` on which the body starts, so that errors give the file's own line numbers. */
+  bodyLine?: number | undefined;
 }
 
 /** One quotable piece of content. */

@@ -3,6 +3,7 @@ import { composeReply, conversationQuery, detectIntent, replyChunks, retrieve } 
 import type { ChatMessage } from '../../../src/features/chat/chat-request.ts';
 import { KnowledgeIndex } from '../../../src/features/chat/knowledge-index.ts';
 import type { KnowledgeDoc, NewsDoc } from '../../../src/features/chat/passages.ts';
+import { chatServices } from './chat-harness.ts';
 import { siteKnowledge, siteNews } from './site-corpus.ts';
 
 const user = (content: string): ChatMessage => ({ role: 'user', content });
@@ -48,6 +49,8 @@ const fixtureNews: NewsDoc[] = [
 ];
 const fixtures = KnowledgeIndex.fromCorpus({ news: fixtureNews, knowledge: fixtureKnowledge });
 const site = KnowledgeIndex.fromCorpus({ news: siteNews(), knowledge: siteKnowledge() });
+/** Answers under the default configuration (the help pages' numbers are filled in from it). */
+const answer = { config: chatServices().config };
 
 describe('intents', () => {
   it.each([
@@ -72,19 +75,19 @@ describe('intents', () => {
 
 describe('the built-in assistant', () => {
   it('answers a greeting with a greeting', () => {
-    const reply = composeReply([user('Hello!')], site);
+    const reply = composeReply([user('Hello!')], site, answer);
     expect(reply.intent).toBe('greeting');
     expect(reply.text).toMatch(/^Hello! I'm the site assistant\./);
   });
 
   it('greets back and still answers when a greeting opens a question', () => {
-    const reply = composeReply([user('Hi, what is sellers.json?')], fixtures);
+    const reply = composeReply([user('Hi, what is sellers.json?')], fixtures, answer);
     expect(reply.text).toMatch(/^Hello! /);
     expect(reply.links).toContain('/news/sellers-json');
   });
 
   it.each(['How do I contact the team?', 'Can I talk to a human?', 'I need to get in touch'])('points %j to the contact form', (question) => {
-    const reply = composeReply([user(question)], site);
+    const reply = composeReply([user(question)], site, answer);
     expect(reply.intent).toBe('contact');
     expect(reply.links[0]).toBe('/contact');
     expect(reply.text).toContain('contact form: /contact');
@@ -93,7 +96,7 @@ describe('the built-in assistant', () => {
   it.each(['What is the capital of France?', "What's the weather in Paris tomorrow?", 'How do I bake bread with the API?'])(
     'says it does not know %j and offers the contact form instead of guessing',
     (question) => {
-      const reply = composeReply([user(question)], site);
+      const reply = composeReply([user(question)], site, answer);
       expect(reply.grounded).toBe(false);
       expect(reply.text).toMatch(/^I don't know/);
       expect(reply.text).toContain('/contact');
@@ -101,27 +104,27 @@ describe('the built-in assistant', () => {
   );
 
   it('quotes the best passage and links to its page', () => {
-    const reply = composeReply([user('How much did the round trip latency fall in Singapore?')], fixtures);
+    const reply = composeReply([user('How much did the round trip latency fall in Singapore?')], fixtures, answer);
     expect(reply.text).toContain('The median round trip fell from 190 ms to 60 ms.');
     expect(reply.links[0]).toBe('/news/singapore-region');
     expect(reply.text).toContain('Read more: /news/singapore-region');
   });
 
   it('shows the example command for a "how do I" question, with the real site origin', () => {
-    const reply = composeReply([user('How do I request the data API with curl?')], fixtures, { siteUrl: 'https://meridian.test' });
+    const reply = composeReply([user('How do I request the data API with curl?')], fixtures, { ...answer, siteUrl: 'https://meridian.test' });
     expect(reply.text).toContain('curl "https://meridian.test/api/v1/public/data?startDate=2026-07-01&endDate=2026-07-31"');
     expect(reply.links[0]).toBe('/docs/api');
   });
 
   it('never quotes a draft article', () => {
-    const reply = composeReply([user('Tell me about the zeppelin partnership')], fixtures);
+    const reply = composeReply([user('Tell me about the zeppelin partnership')], fixtures, answer);
     expect(reply.grounded).toBe(false);
     expect(reply.text).not.toMatch(/zeppelin/i);
   });
 
   it('reads the conversation: a follow-up question is answered in the context of the earlier one', () => {
-    const alone = composeReply([user('What are the limits?')], fixtures);
-    const inContext = composeReply([user('How do I use the data API?'), assistant('From "The community data API": ...'), user('What are the limits?')], fixtures);
+    const alone = composeReply([user('What are the limits?')], fixtures, answer);
+    const inContext = composeReply([user('How do I use the data API?'), assistant('From "The community data API": ...'), user('What are the limits?')], fixtures, answer);
     expect(alone.links[0]).toBe('/contact');
     expect(inContext.links[0]).toBe('/docs/api');
     expect(inContext.text).toContain('60 requests a minute');
@@ -134,8 +137,8 @@ describe('the built-in assistant', () => {
   });
 
   it('takes the topic of "tell me more" from the previous question and quotes something new', () => {
-    const first = composeReply([user('What is sellers.json?')], site);
-    const more = composeReply([user('What is sellers.json?'), assistant(first.text), user('Tell me more')], site);
+    const first = composeReply([user('What is sellers.json?')], site, answer);
+    const more = composeReply([user('What is sellers.json?'), assistant(first.text), user('Tell me more')], site, answer);
     expect(more.grounded).toBe(true);
     expect(more.text).not.toBe(first.text);
     expect(more.links.some((link) => link.includes('sellers'))).toBe(true);
@@ -147,14 +150,14 @@ describe('the built-in assistant', () => {
       .toSorted((a, b) => b.createdAt.getTime() - a.createdAt.getTime())
       .slice(0, 3)
       .map((doc) => `/news/${doc.id}`);
-    const reply = composeReply([user("What's new?")], site);
+    const reply = composeReply([user("What's new?")], site, answer);
     expect(reply.links).toEqual(expected);
     for (const link of expected) expect(reply.text).toContain(link);
   });
 
   it('retrieves nothing for the LLM when nothing is relevant', () => {
-    expect(retrieve([user('What is the capital of France?')], site)).toEqual([]);
-    expect(retrieve([user('What is sellers.json?')], site).length).toBeGreaterThan(0);
+    expect(retrieve([user('What is the capital of France?')], site, answer)).toEqual([]);
+    expect(retrieve([user('What is sellers.json?')], site, answer).length).toBeGreaterThan(0);
   });
 });
 
@@ -166,7 +169,7 @@ describe('grounding in the site content', () => {
   });
 
   it.each(published.map((doc) => [doc.id, doc.heading] as const))('links a question about the article %s to its page', (id, heading) => {
-    const reply = composeReply([user(`Tell me about "${heading}"`)], site);
+    const reply = composeReply([user(`Tell me about "${heading}"`)], site, answer);
     expect(reply.grounded).toBe(true);
     expect(reply.links).toContain(`/news/${id}`);
   });
@@ -177,7 +180,7 @@ describe('grounding in the site content', () => {
     ['Which priority should I pick for a campaign that stopped delivering?', '/contact'],
     ['Is there an RSS feed?', '/rss.xml'],
   ])('answers %j from the knowledge base with a link to %s', (question, link) => {
-    const reply = composeReply([user(question)], site);
+    const reply = composeReply([user(question)], site, answer);
     expect(reply.grounded).toBe(true);
     expect(reply.links).toContain(link);
   });

@@ -13,6 +13,7 @@ import { composeReply, conversationQuery } from '../../../src/features/chat/buil
 import { buildIndexImage, INDEX_FORMAT, type Corpus } from '../../../src/features/chat/index-writer.ts';
 import { KnowledgeIndex, KnowledgeIndexError, MAX_QUERY_TERMS, POSTINGS_PER_TERM, type WeightedTerms } from '../../../src/features/chat/knowledge-index.ts';
 import type { NewsDoc } from '../../../src/features/chat/passages.ts';
+import { chatServices } from './chat-harness.ts';
 import { siteKnowledge, siteNews } from './site-corpus.ts';
 
 const siteCorpus: Corpus = { news: siteNews(), knowledge: siteKnowledge() };
@@ -148,7 +149,7 @@ describe('the index file', () => {
       throw new Error(`${file} was opened`);
     };
     expect(refusal(missing)).toMatchInlineSnapshot(`"the build has no assistant index (FILE)"`);
-    expect(refusal(outdated)).toMatchInlineSnapshot(`"the assistant index (FILE) has format 2, this server reads format 1"`);
+    expect(refusal(outdated)).toMatchInlineSnapshot(`"the assistant index (FILE) has format 3, this server reads format 2"`);
     expect(refusal(garbage)).toMatchInlineSnapshot(`"the assistant index (FILE) cannot be read: file is not a database"`);
   });
 });
@@ -173,7 +174,7 @@ describe('ranking', () => {
       for (const index of [site, crowded]) {
         const [top] = index.search(weighted(question), 1);
         expect(top!.passage.id.startsWith(passage)).toBe(true);
-        const reply = composeReply([{ role: 'user', content: question }], index);
+        const reply = composeReply([{ role: 'user', content: question }], index, { config: chatServices().config });
         expect(reply.grounded).toBe(true);
         expect(reply.text).toMatch(new RegExp(`^From "${top!.passage.title}`));
         if (link !== null) expect(reply.links[0]).toBe(link);

@@ -4,6 +4,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { bodyStartLine } from '../../../src/features/chat/help-facts.ts';
 import type { KnowledgeDoc, NewsDoc } from '../../../src/features/chat/passages.ts';
 
 const ROOT = join(import.meta.dirname, '../../..');
@@ -38,6 +39,6 @@ export function siteNews(): NewsDoc[] {
 export function siteKnowledge(): KnowledgeDoc[] {
   return markdownFiles('content/assistant').map(({ id, source }) => {
     const { data, body } = parseFrontmatter(source);
-    return { id, title: data['title'] ?? id, summary: data['summary'], body };
+    return { id, title: data['title'] ?? id, summary: data['summary'], body, file: `content/assistant/${id}.md`, bodyLine: bodyStartLine(source, body) };
   });
 }

@@ -4,10 +4,12 @@ import type { ChatMessage } from '../../../src/features/chat/chat-request.ts';
 import { KnowledgeIndex } from '../../../src/features/chat/knowledge-index.ts';
 import { distinctSources, formatSourcesLink, parseSourcesLink, SOURCE_LIMITS } from '../../../src/features/chat/sources.ts';
 import { createOpenApiDocument } from '../../../src/api-docs/document.ts';
+import { chatServices } from './chat-harness.ts';
 import { siteKnowledge, siteNews } from './site-corpus.ts';
 
 const user = (content: string): ChatMessage => ({ role: 'user', content });
 const site = KnowledgeIndex.fromCorpus({ news: siteNews(), knowledge: siteKnowledge() });
+const answer = { config: chatServices().config };
 const published = siteNews()
   .filter((doc) => !doc.draft)
   .toSorted((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
@@ -83,18 +85,18 @@ describe('the Link header of the sources (RFC 8288)', () => {
 describe('which pages are the sources', () => {
   it('of a built-in answer: the pages it quotes, titled', () => {
     const article = published[0]!;
-    const reply = composeReply([user(`Tell me about "${article.heading}"`)], site);
+    const reply = composeReply([user(`Tell me about "${article.heading}"`)], site, answer);
     expect(reply.sources[0]).toEqual({ url: `/news/${article.id}`, title: article.heading });
     expect(reply.sources.map((s) => s.url)).toEqual(reply.links);
   });
 
   it('of the latest news: the articles listed', () => {
-    const reply = composeReply([user("What's new?")], site);
+    const reply = composeReply([user("What's new?")], site, answer);
     expect(reply.sources).toEqual(published.slice(0, 3).map((doc) => ({ url: `/news/${doc.id}`, title: doc.heading })));
   });
 
   it('of a knowledge answer: the page it points to, named by page and section', () => {
-    const reply = composeReply([user('What are the rate limits of the data API?')], site);
+    const reply = composeReply([user('What are the rate limits of the data API?')], site, answer);
     expect(reply.grounded).toBe(true);
     expect(reply.sources.length).toBeGreaterThan(0);
     expect(reply.sources[0]!.url).toBe(reply.links[0]);
@@ -102,16 +104,16 @@ describe('which pages are the sources', () => {
   });
 
   it.each(['Hello!', 'Thanks!', 'What can you do?', 'What is the capital of France?'])('of %j: none (nothing was quoted)', (question) => {
-    expect(composeReply([user(question)], site).sources).toEqual([]);
+    expect(composeReply([user(question)], site, answer).sources).toEqual([]);
   });
 
   it('of the contact pointer: the help page it quotes', () => {
-    const reply = composeReply([user('How do I contact the team?')], site);
+    const reply = composeReply([user('How do I contact the team?')], site, answer);
     expect(reply.sources.map((s) => s.url)).toEqual(['/contact']);
   });
 
   it('of an LLM answer: the pages of the passages it was given, each once, best first', () => {
-    const hits = retrieve([user('What is sellers.json and who is listed in it?')], site);
+    const hits = retrieve([user('What is sellers.json and who is listed in it?')], site, answer);
     const sources = sourcesOf(hits);
     const pages = [...new Set(hits.map((hit) => hit.passage.url).filter(Boolean))];
     expect(sources.map((s) => s.url)).toEqual(pages.slice(0, SOURCE_LIMITS.count));
@@ -130,7 +132,7 @@ describe('the Link header in the OpenAPI document', () => {
     const pattern = new RegExp(link.schema.pattern);
     const article = published[0]!;
     for (const question of ["What's new?", `Tell me about "${article.heading}"`, 'How do I contact the team?']) {
-      expect(formatSourcesLink(composeReply([user(question)], site).sources)).toMatch(pattern);
+      expect(formatSourcesLink(composeReply([user(question)], site, answer).sources)).toMatch(pattern);
     }
     expect(formatSourcesLink([{ url: '/news/a', title: 'Données — 每日 "quoted", (x)' }])).toMatch(pattern);
     expect('</news/a>; rel="next"').not.toMatch(pattern);
