@@ -147,7 +147,7 @@ describe('POST /api/chat refuses what it cannot answer', () => {
 
   it('answers 413 to a body over 64 KiB that reached it anyway', async () => {
     const messages = Array.from({ length: 20 }, () => ({ role: 'user', content: 'é'.repeat(1700) }));
-    expect(await problemParts(await post({ messages }))).toEqual({ code: 'payload_too_large', detail: 'The request body exceeds the limit of 65536 bytes.', resolution: 'Send at most 65536 bytes; leave out the oldest messages to fit.', status: 413, title: 'Request body too large' });
+    expect(await problemParts(await post({ messages }))).toEqual({ code: 'payload_too_large', detail: 'The request body exceeds 65536 bytes.', resolution: 'Send at most 65536 bytes.', status: 413, title: 'Request body too large' });
   });
 });
 
