@@ -18,7 +18,8 @@
  *   77 the API key was refused (401)
  *   130 interrupted (SIGINT), 143 terminated (SIGTERM).
  */
-import { mkdir } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access } from 'node:fs/promises';
 import { stringify } from 'csv-stringify/sync';
 import {
   DailyQuotaExceededError,
@@ -30,7 +31,7 @@ import {
   type FetchLike,
   type GetDailyStatsOptions,
 } from '../../src/client/data-client.ts';
-import { createDiskCache } from '../../src/client/disk-cache.ts';
+import { createDiskCache, makeDirectory } from '../../src/client/disk-cache.ts';
 import { EX_CANTCREAT, EX_DATAERR, EX_NOPERM, EX_SOFTWARE, EX_TEMPFAIL, EX_UNAVAILABLE, EX_USAGE } from '../../src/app/exit-codes.ts';
 import { progress, type Progress } from './progress-bar.ts';
 import { type Cli, type CliValues, parseCli, runCli, UsageError } from './run-cli.ts';
@@ -174,7 +175,8 @@ async function main({ values }: Cli<typeof USAGE.options>): Promise<number> {
   const { plan } = parsed;
   if (plan.cacheDir !== undefined) {
     try {
-      await mkdir(plan.cacheDir, { recursive: true });
+      await makeDirectory(plan.cacheDir);
+      await access(plan.cacheDir, constants.W_OK | constants.X_OK);
     } catch (error) {
       process.stderr.write(`data-fetch: cannot use --cache-dir ${plan.cacheDir}: ${(error as Error).message}\n`);
       return EXIT.cantCreate;
