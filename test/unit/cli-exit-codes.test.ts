@@ -13,8 +13,9 @@ import * as exitCodes from '../../src/app/exit-codes.ts';
 const ROOT = resolve(import.meta.dirname, '../..');
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
 
-/** Statuses a source text can produce: the sysexits constants it names, and literal `return N` / `? N : M`. */
-function statusesIn(source: string): Set<number> {
+/** Statuses a source text can produce: the sysexits constants its code names, and literal `return N` / `? N : M`. */
+function statusesIn(text: string): Set<number> {
+  const source = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|\s)\/\/.*$/gm, '');
   const named = [...source.matchAll(/\bEX_[A-Z]+\b/g)].map(([name]) => {
     const value = (exitCodes as Record<string, unknown>)[name];
     if (typeof value !== 'number') throw new Error(`${name} is not in src/app/exit-codes.ts`);
