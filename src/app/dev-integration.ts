@@ -18,9 +18,8 @@ export function devServices(): AstroIntegration {
       'astro:server:setup': ({ server }) => {
         server.middlewares.use((req, res, next) => {
           opening ??= import('./dev-services.ts').then(({ openDevServices }) => openDevServices(server.httpServer?.address() as AddressInfo));
-          // An unusable database fails every request with the reason (start-up's ConfigError
-          // line), which Vite logs and shows in its error overlay. A bad variable stopped
-          // `astro dev` before it listened (astro-env.ts).
+          // A bad variable or an unusable database fails every request with the reason (start-up's
+          // ConfigError line), which Vite logs and shows in its error overlay.
           opening.then((dev) => dev.handle(req, res, next), next);
         });
       },
