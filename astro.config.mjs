@@ -4,6 +4,7 @@ import node from '@astrojs/node';
 import sitemap from '@astrojs/sitemap';
 import { readdirSync, readFileSync } from 'node:fs';
 import { assistantIndex } from './src/app/assistant-index-integration.ts';
+import { devServerOptions, siteOrigin } from './src/app/astro-env.ts';
 import { devServices } from './src/app/dev-integration.ts';
 import { serverBundle } from './src/app/server-bundle.ts';
 import { articleLastmods } from './src/features/news/article-meta.ts';
@@ -13,10 +14,9 @@ import { staticManifestIntegration } from './src/server/precompress.ts';
 // `export const prerender = false` run on the server. The Node adapter builds in middleware mode
 // so that our own node:http edge (src/server/http.ts) sits in front of Astro's handler.
 // Absolute URLs in /api/news, the feed, the sitemap and the OpenAPI servers are fixed at build
-// time: from SITE_URL, or (like src/app/config.ts) from the address the server will listen on, so
-// `PORT=8080 npm run demo` links to port 8080.
-const listenHost = !process.env.HOST || process.env.HOST === '0.0.0.0' || process.env.HOST === '::' ? '127.0.0.1' : process.env.HOST;
-const site = process.env.SITE_URL || `http://${listenHost.includes(':') ? `[${listenHost}]` : listenHost}:${process.env.PORT || 4321}`;
+// time: from SITE_URL, or from the address the server will listen on (HOST, PORT), read with the
+// server's rules (src/app/astro-env.ts), so `PORT=8080 npm run demo` links to port 8080.
+const site = siteOrigin();
 
 /** @param {import('@astrojs/sitemap').SitemapItem} item */
 function withLastmod(item) {
@@ -46,6 +46,9 @@ export default defineConfig({
   integrations: [assistantIndex(), sitemap({ customPages: [new URL('/stats/', site).href], serialize: withLastmod }), devServices(), serverBundle(), staticManifestIntegration()],
   // The adapter would otherwise enable filesystem sessions; nothing here uses them.
   session: false,
+  // `astro dev` listens on PORT and HOST after validating the configuration as `npm start` does
+  // (a bad value: one line, exit 78); --port and --host still win.
+  server: devServerOptions,
   // CSP hashes for every script and style Astro emits (no 'unsafe-inline'). Astro's checkOrigin
   // (refusing cross-site form posts) is off: the write endpoints accept JSON only, which a
   // cross-site form cannot send, and chat applies its own Origin policy; left on, it answers

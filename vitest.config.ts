@@ -1,14 +1,24 @@
-import { defineConfig } from 'vitest/config';
+import { defaultExclude, defineConfig } from 'vitest/config';
+
+/** Pure tests: no build, no database server (README "Scripts": `npm run test:unit`). */
+const UNIT = 'test/unit/**/*.test.ts';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    globalSetup: ['test/global-setup.ts'],
     reporters: ['default', './test/summary-reporter.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Files that start servers or databases are heavier than the two cores like in parallel.
     maxWorkers: 2,
     pool: 'forks',
+    // Two projects so that a run of unit files alone starts nothing: vitest runs a project's
+    // global setup only when the run holds files of that project. `npm test` runs both.
+    projects: [
+      { extends: true, test: { name: 'unit', include: [UNIT] } },
+      {
+        extends: true,
+        test: { name: 'servers', include: ['test/**/*.test.ts'], exclude: [...defaultExclude, UNIT], globalSetup: ['test/global-setup.ts'] },
+      },
+    ],
   },
 });

@@ -1,5 +1,7 @@
 /**
- * What every test run needs before the first test file, set up once in vitest's main process:
+ * What every test run of files outside test/unit needs before the first test file, set up once
+ * in vitest's main process (vitest.config.ts: the `servers` project's global setup; a run of unit
+ * files alone does without):
  *
  * - An Astro build for the tests that start the real server. `npm test` builds first; when a file
  *   is run on its own and no build exists, build once here.

@@ -3,7 +3,9 @@
  * integrator keys of the data API (README "Rate limits"). `create` prints the token on stdout,
  * once: only its SHA-256 is stored, so it cannot be shown again. Reads DATABASE_URL like the
  * server and brings the schema up to date first. A revoked key stops working on every instance
- * within API_KEY_CACHE_SECONDS. Exit codes: run-cli.ts; `revoke` of an id that does not exist: 65.
+ * within API_KEY_CACHE_SECONDS. Exit codes: run-cli.ts; `revoke` of an id that names no key: 65
+ * (EX_DATAERR, as the README's table says: the id is well-formed, the data it names is not there;
+ * EX_NOINPUT is sysexits' status for an input file that cannot be read).
  */
 import { EX_DATAERR } from '../../src/app/exit-codes.ts';
 import { ApiKey, createKey, DEFAULT_KEY_DAY, DEFAULT_KEY_MINUTE, KeyLimit, listKeys, revokeKey } from '../../src/features/apikeys/index.ts';
@@ -66,7 +68,7 @@ async function apiKeys({ values, positionals, db, stdout, stderr }: Cli<typeof O
       if (idText === undefined || more.length > 0 || !/^[1-9]\d{0,15}$/.test(idText)) throw new UsageError('revoke needs one key id (a whole number, from `list`)');
       const outcome = await revokeKey((await db()).db, Number(idText), Date.now());
       if (outcome === 'unknown') {
-        stderr.write(`api-keys: no key with id ${idText}\n`);
+        stderr.write(`api-keys: no key with id ${idText} (\`npm run -s api-keys -- list\` shows the ids)\n`);
         return EX_DATAERR;
       }
       stdout.write(outcome === 'revoked' ? `key ${idText} revoked\n` : `key ${idText} was already revoked\n`);

@@ -18,9 +18,11 @@
  *   77 the API key was refused (401)
  *   130 interrupted (SIGINT), 143 terminated (SIGTERM).
  */
-import { mkdir } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access } from 'node:fs/promises';
 import { stringify } from 'csv-stringify/sync';
 import {
+  CONCURRENCY,
   DailyQuotaExceededError,
   DataClientError,
   fetchDailyStats,
@@ -30,14 +32,16 @@ import {
   type FetchLike,
   type GetDailyStatsOptions,
 } from '../../src/client/data-client.ts';
-import { createDiskCache } from '../../src/client/disk-cache.ts';
+import { createDiskCache, makeDirectory } from '../../src/client/disk-cache.ts';
 import { EX_CANTCREAT, EX_DATAERR, EX_NOPERM, EX_SOFTWARE, EX_TEMPFAIL, EX_UNAVAILABLE, EX_USAGE } from '../../src/app/exit-codes.ts';
 import { progress, type Progress } from './progress-bar.ts';
 import { type Cli, type CliValues, parseCli, runCli, UsageError } from './run-cli.ts';
 
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:4321';
+/** Where the API key is read from when --token is not given. */
+export const TOKEN_ENV = 'DATA_API_TOKEN';
 
-const USAGE = {
+export const USAGE = {
   synopsis: 'data-fetch --from YYYY-MM-DD --to YYYY-MM-DD [--format csv|json] [--base-url URL] [--cache-dir DIR] [--concurrency N] [--token KEY (or DATA_API_TOKEN)]',
   options: {
     from: { type: 'string' },
@@ -48,6 +52,15 @@ const USAGE = {
     concurrency: { type: 'string' },
     token: { type: 'string' },
   },
+  details: [
+    '  --from, --to   the first and last UTC day, YYYY-MM-DD (required; any range, fetched a month per request)',
+    '  --format       csv or json (default csv)',
+    `  --base-url     the server (default ${DEFAULT_BASE_URL})`,
+    '  --cache-dir    keep settled days there and read them back next time (default: no cache)',
+    `  --concurrency  requests in flight, 1 to ${CONCURRENCY.max} (default ${CONCURRENCY.default})`,
+    `  --token        an API key, sent as Bearer (default: ${TOKEN_ENV}, else none: anonymous limits)`,
+    'Exit: 0 done · 64 usage · 65 request refused · 69 server unavailable · 73 --cache-dir unusable · 75 try later · 77 key refused · 130/143 interrupted (SIGINT/SIGTERM) · 70 a bug',
+  ].join('\n'),
 } as const;
 
 /** sysexits(3) codes this command uses. */
@@ -74,9 +87,6 @@ export interface CliPlan {
   /** The API key (--token, else DATA_API_TOKEN); never printed. */
   token: string | undefined;
 }
-
-/** Where the API key is read from when --token is not given. */
-export const TOKEN_ENV = 'DATA_API_TOKEN';
 
 export type ParsedArgs = { kind: 'help' } | { kind: 'run'; plan: CliPlan } | { kind: 'usage'; message: string };
 
@@ -174,7 +184,8 @@ async function main({ values }: Cli<typeof USAGE.options>): Promise<number> {
   const { plan } = parsed;
   if (plan.cacheDir !== undefined) {
     try {
-      await mkdir(plan.cacheDir, { recursive: true });
+      await makeDirectory(plan.cacheDir);
+      await access(plan.cacheDir, constants.W_OK | constants.X_OK);
     } catch (error) {
       process.stderr.write(`data-fetch: cannot use --cache-dir ${plan.cacheDir}: ${(error as Error).message}\n`);
       return EXIT.cantCreate;

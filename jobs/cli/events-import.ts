@@ -29,6 +29,26 @@ const USAGE = {
   positionals: true,
 } as const;
 
+/**
+ * What to run after an import whose events fall between the instants `span.first` and
+ * `span.last`. The suggested range holds only days stats:materialize accepts: from the first
+ * event's day (it refuses days before the first event) to yesterday at the latest (it refuses
+ * today and later, whose events may still arrive and would be served as final part-days).
+ */
+export function materializeAdvice(span: { first: number; last: number }, nowMs: number): string {
+  const from = formatDay(dayOfInstant(span.first));
+  const to = formatDay(dayOfInstant(span.last));
+  const today = dayOfInstant(nowMs);
+  const events = `Events fall on ${from} to ${to} (UTC).`;
+  if (dayOfInstant(span.first) >= today) return `${events} None of these days is complete yet: the nightly job materialises each once it is over.\n`;
+  const lastComplete = formatDay(Math.min(dayOfInstant(span.last), today - 1));
+  const nightly =
+    lastComplete === to
+      ? 'The nightly job re-materialises only the last three complete days; for older days run:'
+      : `Days from today (${formatDay(today)}) on are materialised by the nightly job once complete; it re-materialises only the last three complete days, so for older days run:`;
+  return `${events} ${nightly}\n  npm run stats:materialize -- --from ${from} --to ${lastComplete}\n`;
+}
+
 if (import.meta.main) {
   process.exitCode = await runCli('events-import', USAGE, async ({ values, positionals, db, stdout, stderr }) => {
     if (positionals.length !== 1) throw new UsageError('give exactly one FILE');
@@ -60,13 +80,7 @@ if (import.meta.main) {
       throw new CommandFailed('stopped early', { cause: result.error });
     }
     stdout.write(`${summary}\n`);
-    if (result.inserted > 0 && result.span) {
-      const from = formatDay(dayOfInstant(result.span.first));
-      const to = formatDay(dayOfInstant(result.span.last));
-      stdout.write(
-        `Events fall on ${from} to ${to} (UTC). The nightly job re-materialises only the last three complete days; for older days run:\n  npm run stats:materialize -- --from ${from} --to ${to}\n`,
-      );
-    }
+    if (result.inserted > 0 && result.span) stdout.write(materializeAdvice(result.span, Date.now()));
     return result.bad > 0 ? EXIT_REFUSED : 0;
   });
 }

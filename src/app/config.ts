@@ -136,6 +136,11 @@ export class ConfigError extends Error {
   }
 }
 
+/** The one line on stderr for a ConfigError before a server exits 78 (`npm start`, `npm run dev`). */
+export function configErrorLine(error: ConfigError): string {
+  return `${error.message}. See README.md, section "Configuration".`;
+}
+
 /** Variables whose value is never echoed in a configuration error. */
 const SECRET_NAME = /KEY|SECRET|TOKEN|PASSWORD/;
 /** Variables that hold a secret value (REDIS_KEY_PREFIX, which matches SECRET_NAME, does not). */

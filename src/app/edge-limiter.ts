@@ -8,7 +8,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Config } from './config.ts';
-import { createKeyResolver, credentialsOf, findLiveKey, type ApiKey, type Credentials, type KeyResolver } from '../features/apikeys/index.ts';
+import { createKeyResolver, credentialsOf, findLiveKey, KEY_FORMAT, type ApiKey, type Credentials, type KeyResolver } from '../features/apikeys/index.ts';
 import {
   createMemoryStore,
   createRedisStore,
@@ -49,11 +49,11 @@ export function keyWindows(key: ApiKey): Window[] {
 
 /** 401 in the data interface's format, with the challenge of RFC 6750 section 3. */
 function unauthorized(credentials: Credentials): HttpError {
-  const bearer = credentials.kind === 'bearer';
   return new HttpError(401, 'unauthorized', {
-    detail: bearer
-      ? 'The API key is not valid: it is unknown or has been revoked. Send a live key, or no Authorization header for anonymous limits.'
-      : 'The Authorization header is not a Bearer API key (Authorization: Bearer adk_...). Send a live key, or no Authorization header for anonymous limits.',
+    detail:
+      credentials.kind === 'malformed'
+        ? `The Authorization header does not carry an API key: ${credentials.problem}. Send ${KEY_FORMAT}, or no Authorization header for anonymous limits.`
+        : 'The API key is not valid: it is unknown or has been revoked. Send a live key, or no Authorization header for anonymous limits.',
     // invalid_token: "expired, revoked, malformed, or invalid for other reasons" (RFC 6750 section 3.1).
     headers: { 'www-authenticate': 'Bearer realm="data", error="invalid_token"' },
   });

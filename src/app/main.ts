@@ -19,7 +19,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError, defaultOrigins, loadConfig, secretValues, type Config } from './config.ts';
+import { ConfigError, configErrorLine, defaultOrigins, loadConfig, secretValues, type Config } from './config.ts';
 import { prepareDatabaseLocation } from './database-location.ts';
 import type { RunningApp } from './app.ts';
 import { createLogger, flushLogger } from '../server/log.ts';
@@ -43,7 +43,7 @@ try {
   prepareDatabaseLocation(config.DATABASE_URL);
 } catch (error) {
   if (error instanceof ConfigError) {
-    process.stderr.write(`${error.message}. See README.md, section "Configuration".\n`);
+    process.stderr.write(`${configErrorLine(error)}\n`);
     process.exit(EX_CONFIG);
   }
   throw error;

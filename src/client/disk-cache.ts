@@ -8,8 +8,8 @@
  * one file system), so an interrupted run or two runs at once never leave half a file.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { join, parse, resolve, sep } from 'node:path';
 import type { DataRecord } from './data-record.ts';
 import type { WindowCache } from './window-cache.ts';
 
@@ -25,6 +25,30 @@ interface CacheFile {
 /** File name of a key: 32 hex digits of its SHA-256, safe on every file system. */
 export function cacheFileName(key: string): string {
   return `${createHash('sha256').update(key).digest('hex').slice(0, 32)}.json`;
+}
+
+/**
+ * Create `dir` and whatever of its parents is missing, one component at a time from the root,
+ * each tried once. Not `mkdir(dir, { recursive: true })`: Node's recursive mkdir loops at full
+ * CPU, never returning, on a path under /proc (mkdir(2) answers ENOENT there although the parent
+ * exists, and it retries the parent and the path in turn). Here such a path fails at once with
+ * mkdir's own error, e.g. `ENOENT: no such file or directory, mkdir '/proc/nope'`.
+ */
+export async function makeDirectory(dir: string): Promise<void> {
+  const absolute = resolve(dir);
+  if ((await stat(absolute).catch(() => undefined))?.isDirectory()) return;
+  const { root } = parse(absolute);
+  let path = root;
+  for (const part of absolute.slice(root.length).split(sep).filter(Boolean)) {
+    path = join(path, part);
+    try {
+      await mkdir(path);
+    } catch (error) {
+      // An existing component is fine; whether it is a directory shows at the next one, or below.
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+  if (!(await stat(absolute)).isDirectory()) throw Object.assign(new Error(`ENOTDIR: not a directory, mkdir '${absolute}'`), { code: 'ENOTDIR' });
 }
 
 /**
@@ -48,7 +72,7 @@ export function createDiskCache(dir: string): WindowCache {
       }
     },
     async set(key, records) {
-      await mkdir(dir, { recursive: true });
+      await makeDirectory(dir);
       const target = join(dir, cacheFileName(key));
       const temporary = `${target}.${randomBytes(6).toString('hex')}.tmp`;
       const file: CacheFile = { format: FORMAT, key, records };

@@ -42,14 +42,19 @@ async function call(path: string, init: RequestInit = {}): Promise<Response> {
   return response;
 }
 
-/** `astro dev` on a free port with `env` (plus PATH and HOME), once it watches for changes. */
-async function startDev(env: Record<string, string>): Promise<{ dev: OwnedProcess; base: string; written: () => string }> {
-  const port = await freePort();
+/** `astro dev` as `npm run dev` runs it, with `env` (plus PATH and HOME). */
+function spawnDev(env: Record<string, string>): OwnedProcess {
   // --ignore-lock: run in the foreground beside any dev server a developer has open (Astro
   // otherwise refuses, or backgrounds itself when it thinks an agent runs it).
-  const child = spawnOwned(process.execPath, ['node_modules/astro/bin/astro.mjs', 'dev', '--port', String(port), '--host', '127.0.0.1', '--ignore-lock'], {
+  return spawnOwned(process.execPath, ['node_modules/astro/bin/astro.mjs', 'dev', '--ignore-lock'], {
     env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/tmp', ASTRO_TELEMETRY_DISABLED: '1', ...env },
   });
+}
+
+/** `astro dev` on a free port, given as PORT and HOST like `npm start`'s, once it watches for changes. */
+async function startDev(env: Record<string, string>): Promise<{ dev: OwnedProcess; base: string; written: () => string }> {
+  const port = await freePort();
+  const child = spawnDev({ PORT: String(port), HOST: '127.0.0.1', ...env });
   let all = '';
   const collect = (chunk: Buffer) => (all += chunk.toString('utf8'));
   child.child.stdout!.on('data', collect);
@@ -73,6 +78,10 @@ afterAll(async () => {
 });
 
 describe('the dev server', () => {
+  it('listens on PORT and HOST, as npm start does', () => {
+    expect(written()).toMatch(new RegExp(`Local +${base.replaceAll('.', '\\.')}/`));
+  });
+
   it('renders every page and its scripts, the per-request stats page included', { timeout: 120_000 }, async () => {
     const news = (await (await call(PATHS.news)).json()) as Array<{ id: string }>;
     expect(news.length).toBeGreaterThan(0);
@@ -158,6 +167,14 @@ describe('the dev server', () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(children.filter((pid) => existsSync(`/proc/${pid}`))).toEqual([]);
     await expect(fetch(base, { signal: AbortSignal.timeout(2_000) })).rejects.toThrow();
+  });
+});
+
+describe('a dev server with a bad PORT', () => {
+  it('stops before listening with exit 78 and the one line npm start prints', { timeout: 60_000 }, async () => {
+    const child = spawnDev({ PORT: '99999', DATABASE_URL: databaseFile });
+    expect(await child.exited).toBe(78);
+    expect(child.output()).toBe('Invalid configuration: PORT: must be a port number (0-65535) (got "99999"). See README.md, section "Configuration".');
   });
 });
 

@@ -127,6 +127,17 @@ describe.each(ENGINES)('API keys on %s', (engine) => {
   });
 });
 
+describe('api-keys revoke', () => {
+  it('exits 65 (EX_DATAERR, in the README\'s table) with one line for an id that names no key', async () => {
+    const url = tempSqliteUrl();
+    const run = await execFileAsync(process.execPath, ['jobs/cli/api-keys.ts', 'revoke', '99'], { env: { PATH: process.env['PATH'] ?? '', DATABASE_URL: url } }).then(
+      () => ({ code: 0, stdout: '', stderr: '' }),
+      (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
+    );
+    expect(run).toEqual({ code: 65, stdout: '', stderr: 'api-keys: no key with id 99 (`npm run -s api-keys -- list` shows the ids)\n' });
+  });
+});
+
 describe('API keys with the Redis store', () => {
   it('keeps each key\'s quotas and the 304 refund in Redis, shared by two instances', async () => {
     const url = tempSqliteUrl();

@@ -193,6 +193,20 @@ describe('stats:materialize', () => {
     expect(await command('jobs/cli/stats-materialize.ts', ['--from', '2025-03-01', '--to', '2025-03-02'], env)).toMatchObject({ code: 0 });
   });
 
+  it('is suggested by events:import only for days it accepts: never today, whose events are still arriving', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'import-advice-'));
+    const file = join(dir, 'events.ndjson');
+    const now = Date.now();
+    writeFileSync(file, [now - 86_400_000, now].map((ms, i) => JSON.stringify({ id: `e${i}`, occurred_at: new Date(ms).toISOString(), kind: 'impression' })).join('\n'));
+    const env = { DATABASE_URL: join(dir, 'site.db') };
+    const imported = await command('jobs/cli/events-import.ts', [file], env);
+    expect(imported.code).toBe(0);
+    const suggested = /npm run stats:materialize -- (.+)\n/.exec(imported.stdout)?.[1];
+    expect(suggested, imported.stdout).toMatch(/^--from \d{4}-\d\d-\d\d --to \d{4}-\d\d-\d\d$/);
+    const run = await command('jobs/cli/stats-materialize.ts', suggested!.split(' '), env);
+    expect(run).toMatchObject({ code: 0, stdout: expect.stringMatching(/^stats-materialize: 1 days materialised/) });
+  });
+
   it('reports progress where no terminal is attached: a line per interval with done/total and the rate, and the final figures', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'stats-progress-'));
     const file = join(dir, 'events.ndjson');

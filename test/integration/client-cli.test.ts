@@ -102,6 +102,21 @@ describe('data:fetch', () => {
     expect(performance.now() - started).toBeLessThan(5_000); // no retries
   });
 
+  it('exits 73 with one line for a --cache-dir that cannot be created, a path under /proc included', async () => {
+    // Node's recursive mkdir spun on /proc/nope at full CPU and never returned.
+    const cases: Array<[string, string]> = [
+      ['/proc/nope', "ENOENT: no such file or directory, mkdir '/proc/nope'"],
+      ['/proc/self/nope/cache', "ENOENT: no such file or directory, mkdir '/proc/self/nope'"],
+      ['/dev/null/cache', "ENOTDIR: not a directory, mkdir '/dev/null/cache'"],
+    ];
+    for (const [dir, reason] of cases) {
+      const run = await dataFetch(['--from', RANGE.from, '--to', RANGE.from, '--base-url', await deadUrl(), '--cache-dir', dir]);
+      expect(run.code, dir).toBe(73);
+      expect(run.stderr, dir).toBe(`data-fetch: cannot use --cache-dir ${dir}: ${reason}\n`);
+      expect(run.stdout, dir).toBe('');
+    }
+  });
+
   it('exits 69 when the server cannot be reached', async () => {
     const run = await dataFetch(['--from', RANGE.from, '--to', RANGE.from, '--base-url', await deadUrl()]);
     expect(run.code).toBe(69);

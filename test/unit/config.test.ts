@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { devServerOptions, siteOrigin } from '../../src/app/astro-env.ts';
 import { ConfigError, isLoopbackHost, loadConfig } from '../../src/app/config.ts';
 import { prepareDatabaseLocation } from '../../src/app/database-location.ts';
 
@@ -218,5 +219,21 @@ describe('prepareDatabaseLocation', () => {
     expect(problemOf(`file://${join(dir, 'other.db')}`)).toBe('no problem');
     expect(problemOf(':memory:')).toBe('no problem');
     expect(problemOf('postgres://u:p@127.0.0.1:1/nowhere')).toBe('no problem');
+  });
+});
+
+describe('what astro.config.mjs reads (astro-env.ts)', () => {
+  it('builds for SITE_URL, else for the address the server will listen on, by the server\'s rules', () => {
+    expect(siteOrigin({})).toBe('http://127.0.0.1:4321');
+    expect(siteOrigin({ PORT: '8080' })).toBe('http://127.0.0.1:8080');
+    expect(siteOrigin({ HOST: '0.0.0.0', PORT: '8080' })).toBe('http://127.0.0.1:8080');
+    expect(siteOrigin({ HOST: '::1' })).toBe('http://[::1]:4321');
+    expect(siteOrigin({ SITE_URL: 'https://ads.example.com', PORT: '8080', TRUST_PROXY: 'true' })).toBe('https://ads.example.com');
+  });
+
+  it('has `astro dev` listen on PORT and HOST, and leaves every other command alone', () => {
+    expect(devServerOptions({ command: 'dev' }, { PORT: '4701', HOST: '0.0.0.0' })).toEqual({ port: 4701, host: '0.0.0.0' });
+    expect(devServerOptions({ command: 'dev' }, {})).toEqual({ port: 4321, host: '127.0.0.1' });
+    expect(devServerOptions({ command: 'preview' }, { PORT: 'abc' })).toEqual({});
   });
 });

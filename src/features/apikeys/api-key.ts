@@ -11,6 +11,8 @@ import { z } from 'zod';
 
 export const TOKEN_PREFIX = 'adk_';
 const TOKEN_PATTERN = /^adk_[A-Za-z0-9_-]{43}$/;
+/** How a request presents a key, for the people who get one wrong (the 401's message). */
+export const KEY_FORMAT = 'Authorization: Bearer <key>, where the key is adk_ and 43 base64url characters (A-Z, a-z, 0-9, - and _), 47 in all';
 /** Characters of the token kept in clear (`adk_` and 4 more) so `api-keys list` can tell keys apart: 24 bits, useless to a guesser. */
 const SHOWN_CHARS = TOKEN_PREFIX.length + 4;
 
@@ -66,13 +68,34 @@ export function shownPrefix(token: string): string {
  * - `malformed`: an Authorization header that is neither, e.g. another scheme, a token of
  *   another shape or two headers. It is answered 401 rather than ignored: a client that sends
  *   credentials expects them to count, and silently treating it as anonymous would hide its bug.
+ *   `problem` says what is wrong, for the answer's message.
  */
-export type Credentials = { kind: 'none' } | { kind: 'bearer'; token: string } | { kind: 'malformed' };
+export type Credentials = { kind: 'none' } | { kind: 'bearer'; token: string } | { kind: 'malformed'; problem: string };
 
 export function credentialsOf(headers: IncomingHttpHeaders): Credentials {
   const value = headers.authorization;
   if (value === undefined) return { kind: 'none' };
   const match = /^bearer +(\S+) *$/i.exec(value);
-  if (match === null || !TOKEN_PATTERN.test(match[1]!)) return { kind: 'malformed' }; // group 1 is not optional
+  if (match === null || !TOKEN_PATTERN.test(match[1]!)) return { kind: 'malformed', problem: malformation(value) }; // group 1 is not optional
   return { kind: 'bearer', token: match[1]! };
+}
+
+/**
+ * What is wrong with an Authorization value that is not `Bearer <key>`, in words a client's
+ * developer can act on. It never quotes the credentials; only a scheme name is repeated.
+ */
+function malformation(value: string): string {
+  const [scheme = '', ...rest] = value.trim().split(/[ \t]+/);
+  if (scheme.toLowerCase() !== 'bearer') {
+    if (scheme.startsWith(TOKEN_PREFIX)) return 'it holds a key without "Bearer " before it';
+    // A scheme is a token (RFC 9110 section 11.1); a short plain one is safe to name.
+    if (rest.length > 0 && /^[A-Za-z][A-Za-z0-9-]{0,19}$/.test(scheme)) return `it uses the ${scheme} scheme, not Bearer`;
+    return 'it does not start with the Bearer scheme';
+  }
+  if (rest.length === 0) return 'it has no key after Bearer';
+  if (rest.length > 1) return 'it has more than one word after Bearer';
+  const token = rest[0]!; // length 1
+  if (!token.startsWith(TOKEN_PREFIX)) return 'the token after Bearer does not start with adk_, so it is not one of our API keys';
+  if (/[^A-Za-z0-9_-]/.test(token.slice(TOKEN_PREFIX.length))) return 'the key holds a character outside base64url';
+  return `the key is ${token.length} characters long, not 47 (cut short, or joined to other text?)`;
 }

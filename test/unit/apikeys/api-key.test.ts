@@ -31,7 +31,42 @@ describe('credentialsOf', () => {
 
   it('calls anything else malformed: another scheme, another shape, an empty token', () => {
     for (const authorization of [`Basic ${token}`, 'Bearer', 'Bearer ', `Bearer ${token}x`, `Bearer ${token} extra`, 'Bearer abc', `Token ${token}`]) {
-      expect(credentialsOf({ authorization }), authorization).toEqual({ kind: 'malformed' });
+      expect(credentialsOf({ authorization }), authorization).toEqual({ kind: 'malformed', problem: expect.any(String) });
     }
+  });
+
+  it('says what is wrong with a malformed header, never quoting the credentials', () => {
+    const problems = Object.fromEntries(
+      [
+        ['another scheme', 'Basic dXNlcjpwYXNz'],
+        ['the key alone', token],
+        ['no scheme', 'secret-value-1'],
+        ['nothing after Bearer', 'Bearer'],
+        ['two words', `Bearer ${token} extra`],
+        ['not our key', 'Bearer sk-secret-value-1'],
+        ['a stray character', `Bearer ${token.slice(0, -1)}=`],
+        ['cut short', `Bearer ${token.slice(0, -3)}`],
+        ['joined to more', `Bearer ${token}x`],
+      ].map(([name, authorization]) => {
+        const credentials = credentialsOf({ authorization });
+        const problem = credentials.kind === 'malformed' ? credentials.problem : credentials.kind;
+        expect(problem, name).not.toContain('secret');
+        expect(problem, name).not.toContain(token.slice(4, 12));
+        return [name, problem];
+      }),
+    );
+    expect(problems).toMatchInlineSnapshot(`
+      {
+        "a stray character": "the key holds a character outside base64url",
+        "another scheme": "it uses the Basic scheme, not Bearer",
+        "cut short": "the key is 44 characters long, not 47 (cut short, or joined to other text?)",
+        "joined to more": "the key is 48 characters long, not 47 (cut short, or joined to other text?)",
+        "no scheme": "it does not start with the Bearer scheme",
+        "not our key": "the token after Bearer does not start with adk_, so it is not one of our API keys",
+        "nothing after Bearer": "it has no key after Bearer",
+        "the key alone": "it holds a key without "Bearer " before it",
+        "two words": "it has more than one word after Bearer",
+      }
+    `);
   });
 });

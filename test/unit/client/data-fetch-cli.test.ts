@@ -1,7 +1,10 @@
 /** The command's pure parts: flags, exit codes, output formats. Runs of the program are in test/integration/client-cli.test.ts. */
+import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_BASE_URL, describeFailure, describeSettlement, exitCodeFor, formatRecords, parseCliArgs } from '../../../jobs/cli/data-fetch.ts';
+import { DEFAULT_BASE_URL, describeFailure, describeSettlement, exitCodeFor, formatRecords, parseCliArgs, USAGE } from '../../../jobs/cli/data-fetch.ts';
+import { runCli } from '../../../jobs/cli/run-cli.ts';
 import {
+  CONCURRENCY,
   DailyQuotaExceededError,
   InvalidArgumentError,
   InvalidRequestError,
@@ -31,6 +34,22 @@ describe('data-fetch flags', () => {
     const parsed = parseCliArgs(['--from=2025-01-01', '--to=2025-01-31', '--format', 'json', '--base-url', 'https://d.example', '--cache-dir', '/tmp/c', '--concurrency', '3']);
     expect(parsed).toEqual({ kind: 'run', plan: { from: '2025-01-01', to: '2025-01-31', format: 'json', baseUrl: 'https://d.example', cacheDir: '/tmp/c', concurrency: 3, token: undefined } });
     expect(parseCliArgs(['-h'])).toEqual({ kind: 'help' });
+  });
+
+  it('shows every flag with its default in --help', async () => {
+    const stdout = new PassThrough();
+    let help = '';
+    stdout.on('data', (chunk: Buffer) => (help += chunk.toString('utf8')));
+    expect(await runCli('data-fetch', USAGE, async () => 1, { argv: ['--help'], stdout })).toBe(0);
+    // A line of the help per flag (or pair of flags): `  --from, --to   what it is (default ...)`.
+    const lineOf = (flag: string) => help.split('\n').find((line) => line.trim().split(/\s{2,}/)[0]!.split(', ').includes(flag)) ?? `(no line for ${flag})`;
+    for (const [name, option] of Object.entries(USAGE.options)) {
+      expect(lineOf(`--${name}`), name).toMatch('default' in option ? `(default ${option.default})` : /\(default[: ]|required/);
+    }
+    expect(lineOf('--base-url')).toContain(`(default ${DEFAULT_BASE_URL})`);
+    expect(lineOf('--concurrency')).toContain(`(default ${CONCURRENCY.default})`);
+    expect(lineOf('--token')).toContain('DATA_API_TOKEN');
+    expect(lineOf('--cache-dir')).toContain('(default: no cache)');
   });
 
   it('takes the API key from --token, else from DATA_API_TOKEN (empty counts as unset)', () => {

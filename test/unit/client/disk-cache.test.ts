@@ -1,9 +1,9 @@
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { DataRecord } from '../../../src/client/data-client.ts';
-import { cacheFileName, createDiskCache } from '../../../src/client/disk-cache.ts';
+import { cacheFileName, createDiskCache, makeDirectory } from '../../../src/client/disk-cache.ts';
 
 const KEY = 'http://127.0.0.1:4321/api/v1/public/data?startDate=2025-01-01&endDate=2025-01-31';
 const RECORDS: DataRecord[] = [{ date: '2025-01-01', txn_count: 3, impr_count: 40, service_revenue: 12.5 }];
@@ -42,5 +42,20 @@ describe('disk cache', () => {
     const parent = mkdtempSync(join(tmpdir(), 'client-cache-'));
     writeFileSync(join(parent, 'file'), 'not a directory');
     await expect(createDiskCache(join(parent, 'file')).set(KEY, RECORDS)).rejects.toThrow();
+  });
+
+  it('refuses a directory under /proc with mkdir\'s own error instead of looping on it as a recursive mkdir does', async () => {
+    await expect(makeDirectory('/proc/no-such-cache/windows')).rejects.toThrow("ENOENT: no such file or directory, mkdir '/proc/no-such-cache'");
+    await expect(createDiskCache('/proc/no-such-cache').set(KEY, RECORDS)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('creates every missing parent, accepts an existing directory, and refuses a file in the way', async () => {
+    const dir = tempDir();
+    await makeDirectory(dir);
+    expect(statSync(dir).isDirectory()).toBe(true);
+    await makeDirectory(dir);
+    writeFileSync(join(dir, 'file'), 'not a directory');
+    await expect(makeDirectory(join(dir, 'file'))).rejects.toMatchObject({ code: 'ENOTDIR' });
+    await expect(makeDirectory(join(dir, 'file', 'below'))).rejects.toMatchObject({ code: 'ENOTDIR' });
   });
 });

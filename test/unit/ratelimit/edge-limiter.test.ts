@@ -37,6 +37,7 @@ describe('the edge limiter on the data interface', () => {
     const outcome = await limiter.check('data', 'c', { authorization: 'Basic dXNlcjpwYXNz' });
     expect(outcome.refused?.status).toBe(401);
     expect(outcome.refused?.headers).toEqual({ 'www-authenticate': 'Bearer realm="data", error="invalid_token"' });
+    expect(outcome.refused?.detail).toMatchInlineSnapshot(`"The Authorization header does not carry an API key: it uses the Basic scheme, not Bearer. Send Authorization: Bearer <key>, where the key is adk_ and 43 base64url characters (A-Z, a-z, 0-9, - and _), 47 in all, or no Authorization header for anonymous limits."`);
     expect(outcome.headers['X-Daily-Quota-Remaining']).toBe('9');
     await limiter.close();
   });
