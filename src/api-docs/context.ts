@@ -6,7 +6,7 @@
 import { EnvSchema } from '../app/config.ts';
 import { policiesFromConfig, type RateLimitConfig, type RateClass, type Window } from '../features/ratelimit/policies.ts';
 
-/** The published version of the site interface (interface spec section 9). */
+/** The published version of the site interface (docs/interface.md section 8). */
 export const API_VERSION = '1.0.0';
 
 export interface OpenApiOptions {

@@ -6,7 +6,7 @@
  */
 import { civilOf, daysInMonth, formatDay } from '../lib/calendar.ts';
 
-/** Longest range one request may ask for, both ends included (interface spec section 8). */
+/** Longest range one request may ask for, both ends included (docs/interface.md section 6). */
 export const MAX_WINDOW_DAYS = 31;
 
 /**

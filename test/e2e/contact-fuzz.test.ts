@@ -120,7 +120,7 @@ describe('POST /api/contact on the real server under arbitrary input', () => {
         seen.set(response.status, (seen.get(response.status) ?? 0) + 1);
 
         expect(ALLOWED, `status ${response.status}: ${text}`).toContain(response.status);
-        // Every site response carries the rate-limit fields (interface spec section 8).
+        // Every site response carries the rate-limit fields (docs/interface.md section 6).
         expect(response.headers.get('ratelimit-limit')).toMatch(/^\d+$/);
         if (response.status === 200) {
           expect(response.headers.get('content-type')).toMatch(/^application\/json/);

@@ -1,6 +1,6 @@
 /**
  * The daily quota: a counter of requests in the current UTC day, reset at 00:00 UTC (the data
- * interface's "requests remaining for the current day", spec section 8). Pure, injected clock;
+ * interface's "requests left in the UTC day", docs/interface.md section 6). Pure, injected clock;
  * mirrored by the Redis Lua script (redis-script.ts).
  */
 import type { WindowLevel } from './limiter.ts';
