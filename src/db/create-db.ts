@@ -51,7 +51,7 @@ export interface DbOptions {
 /**
  * How long a SQLite statement waits for another connection's lock, retrying on timers (see
  * sqlite-driver.ts; the event loop runs meanwhile): below the 5 s in which a write endpoint
- * must answer (502 rather than a hang, issue 5).
+ * must answer (502 rather than a hang, docs/interface.md section 3).
  */
 export const SQLITE_LOCK_WAIT_MS = 3_750;
 

@@ -1,5 +1,5 @@
 /**
- * Issue 5's property, through the real server process: whatever a client throws at
+ * The contact endpoint's robustness, through the real server process: whatever a client throws at
  * `POST /api/contact` (arbitrary JSON, form-like objects with wrong members, text, raw bytes,
  * bodies around the 32 KiB limit, assorted content types and Idempotency-Key headers), the answer
  * is one of 200, 400, 413 or 415, never a 5xx, every error body is a problem (RFC 9457: title,

@@ -1,5 +1,5 @@
 /**
- * Issue 16 item 3: another process holding the database's write lock never stalls the server.
+ * Another process holding the database's write lock never stalls the server.
  * Contacts keep the interface's promise (an answer within 5 s: 200 stored, or 502 not stored,
  * never a 502 stored later) and /healthz keeps answering at once, on the real server with a
  * real SQLite file or PostgreSQL database. Before the fix, SQLite's busy_timeout waited inside

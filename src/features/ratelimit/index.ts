@@ -1,4 +1,4 @@
-/** The rate-limit feature's public surface (issue 4): policies, client identity, stores, headers. */
+/** The rate-limit feature's public surface: policies, client identity, stores, headers. */
 export { policiesFromConfig } from './policies.ts';
 export type { RateLimitConfig, RateClass, Window } from './policies.ts';
 export { clientKeyOf, isTrustedProxy } from './client-key.ts';

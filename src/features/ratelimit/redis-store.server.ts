@@ -3,7 +3,7 @@
  * the same limits. Each check is one EVALSHA of the script in redis-script.ts (ioredis
  * `defineCommand`, which falls back to EVAL when Redis answers NOSCRIPT, e.g. after a restart).
  *
- * The limiter must never be the reason a request fails or hangs (issue 4): when Redis is
+ * The limiter must never be the reason a request fails or hangs: when Redis is
  * unreachable, slow or answers nonsense, `take` answers from an in-process memory store instead.
  * One warning is logged per outage and one info line when Redis answers again. While Redis is
  * failing, takes stay in memory for `retryAfterFailureMs`, then a single probe request tries

@@ -38,7 +38,7 @@ export function countRequest(state: UtcDayCounterState): UtcDayCounterState {
 
 /**
  * The counter after one request charged on `chargedDay` is given back (a 304 Not Modified, which
- * does not spend the daily quota: GitHub's rule, issue 20). A counter of another day is returned
+ * does not spend the daily quota: GitHub's rule). A counter of another day is returned
  * unchanged (the charge went with the day), and a count never goes below 0.
  */
 export function refundRequest(state: UtcDayCounterState, chargedDay: number): UtcDayCounterState {

@@ -1,5 +1,5 @@
 /**
- * The contact form in Chromium with JavaScript off (issue 20 item 1): it posts natively, an
+ * The contact form in Chromium with JavaScript off: it posts natively, an
  * invalid submission comes back as the contact page with the values kept and each error beside
  * its field, and a good one lands on the thank-you page (303 See Other), stored.
  */

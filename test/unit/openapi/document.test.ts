@@ -269,7 +269,7 @@ describe('the examples of the OpenAPI document', () => {
   });
 });
 
-describe('the document says what the server enforces (issue 16)', () => {
+describe('the document says what the server enforces', () => {
   it('accepts the JSON media types the body reader accepts, on both write operations, and forms on contact', () => {
     expect(Object.keys(operation('post', '/api/chat')['requestBody']['content'] as object).sort()).toEqual(['application/*+json', 'application/json']);
     expect(Object.keys(operation('post', '/api/contact')['requestBody']['content'] as object).sort()).toEqual(['application/*+json', 'application/json', 'application/x-www-form-urlencoded']);
