@@ -27,7 +27,6 @@ export { API_VERSION, type OpenApiOptions };
 
 /** Every operation the document describes, in reading order. */
 export const OPERATION_IDS = ['listNews', 'submitContact', 'getContactChallenge', 'sendChatMessage', 'getSellersJson', 'getDailyStats', 'getOpenApiDocument', 'getLiveness', 'getReadiness'] as const;
-export type OperationId = (typeof OPERATION_IDS)[number];
 
 /** The generated document (zod-openapi's OpenAPI object type). */
 export type OpenApiDocument = ReturnType<typeof createDocument>;

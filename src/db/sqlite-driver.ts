@@ -24,7 +24,7 @@ import { CompiledQuery, SqliteAdapter, type DatabaseConnection, type Driver, typ
 import { RetryingSqliteConnection, type SqliteDriverConfig } from './sqlite-connection.ts';
 import { DeadlineExceeded } from './storage-errors.ts';
 
-export type { SqliteDriverConfig, WriteHealthObserver } from './sqlite-connection.ts';
+export type { SqliteDriverConfig } from './sqlite-connection.ts';
 
 /** kysely serialises statements on a driver whose adapter says it has one connection; ours has its own turns. */
 export class ConcurrentSqliteAdapter extends SqliteAdapter {

@@ -8,8 +8,6 @@ import { cleanText } from '../../lib/clean-text.ts';
 import { fieldErrors, validationFailed } from '../../lib/field-error.ts';
 import { checkJsonRepresentation, parseJsonObject, type JsonBodyOptions } from '../../lib/json-body.ts';
 
-export type { FieldError } from '../../lib/field-error.ts';
-
 /** Conversation limits. */
 export const CHAT_LIMITS = {
   /** Most messages one request may carry. */
