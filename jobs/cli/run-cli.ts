@@ -61,7 +61,7 @@ export type CliParse<O extends ParseArgsOptionsConfig> =
   | { kind: 'run'; values: CliValues<O>; positionals: string[] };
 
 /** Strict parseArgs with `--help`/`-h` added; a flag it does not know, or a value missing, is a usage error. */
-export function parseCli<O extends ParseArgsOptionsConfig>(usage: Usage<O>, args: readonly string[]): CliParse<O> {
+function parseCli<O extends ParseArgsOptionsConfig>(usage: Usage<O>, args: readonly string[]): CliParse<O> {
   try {
     const { values, positionals } = parseArgs({
       args: [...args],

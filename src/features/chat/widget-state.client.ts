@@ -35,7 +35,7 @@ export function loadTurns(): Turn[] {
  * A source worth restoring: a `javascript:` or userinfo URL from storage must not become a link
  * any more than one from a Link header may (sourcesFrom).
  */
-export function isSource(value: unknown): value is ChatSource {
+function isSource(value: unknown): value is ChatSource {
   if (typeof value !== 'object' || value === null) return false;
   const { url, title } = value as Partial<ChatSource>;
   return typeof url === 'string' && typeof title === 'string' && linkTarget(url, location.href) !== undefined;
