@@ -1,5 +1,5 @@
 /**
- * The benchmark suite of issue 11: every scenario beside its baseline, medians over alternating
+ * The benchmark suite: every scenario beside its baseline, medians over alternating
  * rounds, a table on stdout and in bench/RESULTS.md.
  *
  *   npm run bench                       # full: 3 rounds of 10 s, 10 million events (~15 min)

@@ -218,7 +218,7 @@ export function renderResults(r: Results, notes?: string): string {
       '(near 100 % means the server, not the load generator, was the bottleneck); CPU us/req is the server\'s CPU time per response, which depends far less ' +
       'than req/s on what else the machine was doing; load gen CPU is the load generator\'s share of its own core during our runs. ' +
       'CPU-cost ratio = baseline CPU us/req / ours: the req/s ratio to expect if each had its core to itself; when other processes share the machine ' +
-      '(see the load average above) it is the steadier of the two ratios. Targets are judged on the req/s ratio, as the issue defines them.',
+      '(see the load average above) it is the steadier of the two ratios. Targets are judged on the req/s ratio, as the scenarios define them.',
     '',
     ...httpTable(r.http),
     '',
@@ -235,7 +235,7 @@ export function renderResults(r: Results, notes?: string): string {
     '- **ceiling**: a node:http server answering every request with the exact bytes, status and Content-Type our server sent for that URL (captured ' +
       'once before the rounds; identity encoding on both sides, as autocannon sends no Accept-Encoding). **query baseline**: node:http running the ' +
       'SQL kysely sends for the data endpoint (captured from a real `readDailyStats` call) as a better-sqlite3 prepared statement on the same file, ' +
-      'mapping rows to records and `JSON.stringify`. **Fastify peer** (issue 18): Fastify 5 with @fastify/rate-limit (in-memory store, the ' +
+      'mapping rows to records and `JSON.stringify`. **Fastify peer**: Fastify 5 with @fastify/rate-limit (in-memory store, the ' +
       'limit of the instance it stands beside) and its default pino logger to a file, answering the captured bytes with the same ' +
       'representation, security and CORS headers plus its own X-Request-Id and rate-limit headers; the same core and rounds.',
     '- Cache miss: a separate instance with RESPONSE_CACHE_MAX_BYTES=1, so no response fits the cache, driven with every 31-day range of the seeded ' +

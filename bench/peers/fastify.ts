@@ -1,5 +1,5 @@
 /**
- * The peer (issue 18): what a user would build instead of our edge for the same answers.
+ * The peer: what a user would build instead of our edge for the same answers.
  * Fastify 5 with @fastify/rate-limit (its in-memory store, keyed by client IP) and Fastify's
  * default pino logger writing to a file (an "incoming request" and a "request completed" line
  * per request, request ids from its counter), answering the bytes our server sent for that URL

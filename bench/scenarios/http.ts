@@ -1,5 +1,5 @@
 /**
- * The HTTP scenarios (issue 11): one table row each, run against our server and, alternately in
+ * The HTTP scenarios: one table row each, run against our server and, alternately in
  * the same rounds, against its baseline. Figures are medians over the rounds; the ratio is the
  * median of ours over the median of the baseline.
  */

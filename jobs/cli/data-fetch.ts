@@ -35,7 +35,7 @@ import {
 import { createDiskCache, makeDirectory } from '../../src/client/disk-cache.ts';
 import { EX_CANTCREAT, EX_DATAERR, EX_NOPERM, EX_SOFTWARE, EX_TEMPFAIL, EX_UNAVAILABLE, EX_USAGE } from '../../src/app/exit-codes.ts';
 import { progress, type Progress } from './progress-bar.ts';
-import { type Cli, type CliValues, parseCli, runCli, UsageError } from './run-cli.ts';
+import { type Cli, type CliValues, runCli, UsageError } from './run-cli.ts';
 
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:4321';
 /** Where the API key is read from when --token is not given. */
@@ -64,7 +64,7 @@ export const USAGE = {
 } as const;
 
 /** sysexits(3) codes this command uses. */
-export const EXIT = {
+const EXIT = {
   ok: 0,
   usage: EX_USAGE,
   dataErr: EX_DATAERR,
@@ -75,9 +75,9 @@ export const EXIT = {
   software: EX_SOFTWARE,
 } as const;
 
-export type Format = 'csv' | 'json';
+type Format = 'csv' | 'json';
 
-export interface CliPlan {
+interface CliPlan {
   from: string;
   to: string;
   format: Format;
@@ -88,15 +88,10 @@ export interface CliPlan {
   token: string | undefined;
 }
 
-export type ParsedArgs = { kind: 'help' } | { kind: 'run'; plan: CliPlan } | { kind: 'usage'; message: string };
+type PlanResult = { kind: 'run'; plan: CliPlan } | { kind: 'usage'; message: string };
 
-/** Flags to a plan. Dates and the URL are checked by the client itself (one set of rules, one set of messages). */
-export function parseCliArgs(args: string[], env: Record<string, string | undefined> = {}): ParsedArgs {
-  const parsed = parseCli(USAGE, args);
-  return parsed.kind === 'run' ? planOf(parsed.values, env) : parsed;
-}
-
-function planOf(values: CliValues<typeof USAGE.options>, env: Record<string, string | undefined>): Exclude<ParsedArgs, { kind: 'help' }> {
+/** Parsed flags to a plan. Dates and the URL are checked by the client itself (one set of rules, one set of messages). */
+function planOf(values: CliValues<typeof USAGE.options>, env: Record<string, string | undefined>): PlanResult {
   if (values.from === undefined || values.to === undefined) return { kind: 'usage', message: '--from and --to are both required' };
   if (values.format !== 'csv' && values.format !== 'json') return { kind: 'usage', message: `--format must be csv or json, got ${JSON.stringify(values.format)}` };
   // The client checks the dates too, but would name the other end `from`, not `--from`.

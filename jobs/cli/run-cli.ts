@@ -15,14 +15,10 @@
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { ConfigError, DEFAULT_DATABASE_URL, loadConfig, type Config } from '../../src/app/config.ts';
 import { prepareDatabaseLocation } from '../../src/app/database-location.ts';
-import { databaseFailure, EX_CONFIG, EX_SOFTWARE, EX_USAGE } from '../../src/app/exit-codes.ts';
+import { databaseFailure, EX_CONFIG, EX_USAGE } from '../../src/app/exit-codes.ts';
 import type { DbHandle } from '../../src/db/create-db.ts';
 import { openMigratedDb, type OpenOptions } from '../../src/db/open-migrated-db.ts';
 import { unsupportedNodeLine } from '../../src/lib/node-version.ts';
-
-export const EXIT_USAGE = EX_USAGE;
-export const EXIT_SOFTWARE = EX_SOFTWARE;
-export const EXIT_CONFIG = EX_CONFIG;
 
 /** The variables a command reads; every other one belongs to the server and is not looked at. */
 const COMMAND_VARIABLES = ['DATABASE_URL', 'SQLITE_SYNCHRONOUS'] as const;
@@ -41,7 +37,7 @@ function loadCommandConfig(env: Record<string, string | undefined>): CommandConf
 const nodeProblem = unsupportedNodeLine(process.versions.node);
 if (nodeProblem !== undefined) {
   process.stderr.write(`${nodeProblem}\n`);
-  process.exit(EXIT_CONFIG);
+  process.exit(EX_CONFIG);
 }
 
 export interface Usage<O extends ParseArgsOptionsConfig> {
@@ -65,7 +61,7 @@ export type CliParse<O extends ParseArgsOptionsConfig> =
   | { kind: 'run'; values: CliValues<O>; positionals: string[] };
 
 /** Strict parseArgs with `--help`/`-h` added; a flag it does not know, or a value missing, is a usage error. */
-export function parseCli<O extends ParseArgsOptionsConfig>(usage: Usage<O>, args: readonly string[]): CliParse<O> {
+function parseCli<O extends ParseArgsOptionsConfig>(usage: Usage<O>, args: readonly string[]): CliParse<O> {
   try {
     const { values, positionals } = parseArgs({
       args: [...args],
@@ -131,7 +127,7 @@ export async function runCli<O extends ParseArgsOptionsConfig>(
   }
   if (parsed.kind === 'usage') {
     stderr.write(`${name}: ${parsed.message}\n${usageLine}`);
-    return EXIT_USAGE;
+    return EX_USAGE;
   }
 
   let config: CommandConfig | undefined;
@@ -156,11 +152,11 @@ export async function runCli<O extends ParseArgsOptionsConfig>(
   } catch (error) {
     if (error instanceof UsageError) {
       stderr.write(`${name}: ${error.message}\n${usageLine}`);
-      return EXIT_USAGE;
+      return EX_USAGE;
     }
     if (error instanceof ConfigError) {
       stderr.write(`${name}: invalid configuration: ${error.problems.join('; ')} (see README.md, "Configuration")\n`);
-      return EXIT_CONFIG;
+      return EX_CONFIG;
     }
     let databaseUrl = DEFAULT_DATABASE_URL;
     try {

@@ -7,7 +7,7 @@
 import { policiesFromConfig, RATE_LIMIT_DEFAULTS, type RateLimitSettings } from '../features/ratelimit/policies.ts';
 import type { ApiContext } from '../lib/openapi/api-context.ts';
 
-/** The published version of the site interface (interface spec section 9). */
+/** The published version of the site interface (docs/interface.md section 8). */
 export const API_VERSION = '1.0.0';
 
 export interface OpenApiOptions {

@@ -1,5 +1,5 @@
 /**
- * The OpenAPI 3.1 description of both interfaces (interface spec sections 2, 4, 7 and 8),
+ * The OpenAPI 3.1 description of both interfaces (docs/interface.md sections 2, 3, 5 and 6),
  * assembled here from the operations each feature publishes beside its schemas
  * (`src/features/<name>/<name>.openapi.ts`), so the published contract cannot describe a field
  * the code does not have. Served prebuilt at /openapi.json, rendered at /docs/api, and used by
@@ -34,7 +34,6 @@ const API_KEY_SCHEME = {
 
 /** Every operation the document describes, in reading order. */
 export const OPERATION_IDS = ['listNews', 'submitContact', 'getContactChallenge', 'sendChatMessage', 'getSellersJson', 'getDailyStats', 'getOpenApiDocument', 'getLiveness', 'getReadiness'] as const;
-export type OperationId = (typeof OPERATION_IDS)[number];
 
 /** The generated document (zod-openapi's OpenAPI object type). */
 export type OpenApiDocument = ReturnType<typeof createDocument>;

@@ -113,8 +113,6 @@ export const EnvSchema = z.object({
   JOBS_ENABLED: bool('JOBS_ENABLED').default(true),
 });
 
-export type Env = z.input<typeof EnvSchema>;
-
 export interface Config extends Omit<z.output<typeof EnvSchema>, 'SITE_URL' | 'ALLOWED_ORIGINS'> {
   /** The site's public origin, explicit or derived from the listen address. */
   SITE_URL: string;

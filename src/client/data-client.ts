@@ -1,6 +1,6 @@
 /**
- * A typed client of the community data interface (Get Data at `PATHS.data`, interface spec
- * sections 4, 7 and 8) for integrators: any date range in, one record per materialised day out.
+ * A typed client of the community data interface (Get Data at `PATHS.data`, docs/interface.md
+ * sections 3, 5 and 6) for integrators: any date range in, one record per materialised day out.
  *
  *   import { getDailyStats } from 'adtech-site/client';
  *   const records = await getDailyStats({ from: '2025-01-01', to: '2025-12-31', baseUrl: 'https://data.example' });
@@ -9,7 +9,7 @@
  * It runs unchanged in browsers and Node 22+: nothing beyond the platform's fetch,
  * AbortSignal, URL, Headers and performance, and no import from the rest of the project.
  *
- * What it does for the caller, following the spec's recommended client behaviour:
+ * What it does for the caller, following the interface's recommended client behaviour (docs/interface.md section 7):
  * - cuts the range into windows the server accepts (calendar months, at most 31 days each);
  * - runs them with bounded concurrency (2 by default);
  * - paces itself from the limit headers so that it is not refused, and stops with

@@ -1,6 +1,6 @@
 /**
  * The records of the community data interface as the client hands them out, and the check that
- * a body really is a DataResponse (interface spec section 2).
+ * a body really is a DataResponse (docs/interface.md section 2).
  *
  * The server's zod schema (src/features/stats/data-record.ts) is the source of truth; the
  * client cannot import it (no dependencies, browser-safe), so the type is restated here and a

@@ -6,9 +6,6 @@
  */
 import { civilOf, daysInMonth, formatDay } from '../lib/calendar.ts';
 
-/** Longest range one request may ask for, both ends included (interface spec section 8). */
-export const MAX_WINDOW_DAYS = 31;
-
 /**
  * A day is settled once it is this many days or more before today (UTC). The server's nightly
  * run rewrites yesterday and the two days before it (late events), so on day T the days up to

@@ -42,7 +42,7 @@ export class InvalidArgumentError extends DataClientError {
   }
 }
 
-/** The server refused the request's parameters: 400 `SVC1005` (interface spec section 7). */
+/** The server refused the request's parameters: 400 `SVC1005` (docs/interface.md section 5). */
 export class InvalidRequestError extends DataClientError {
   /** HTTP status of the refusal (400). */
   readonly status: number;

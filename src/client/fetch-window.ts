@@ -1,6 +1,6 @@
 /**
  * One request window of the data client, end to end: pacing, the request, retries with backoff,
- * and the answer turned into records or a typed error (interface spec sections 4, 7 and 8).
+ * and the answer turned into records or a typed error (docs/interface.md sections 3, 5 and 6).
  */
 import { nextUtcMidnight } from '../lib/calendar.ts';
 import { recordsOf, type DataRecord } from './data-record.ts';

@@ -3,7 +3,7 @@
  * whether the next request may go now, and how long to back off after a refusal. Times are
  * plain numbers handed in, so tests drive every decision without waiting.
  *
- * The headers (interface spec section 8): X-RateLimit-Remaining (requests left in the minute
+ * The headers (docs/interface.md section 6): X-RateLimit-Remaining (requests left in the minute
  * window), X-RateLimit-Reset (Unix time in seconds, GitHub-style, at which that window is full
  * again), X-Daily-Quota-Remaining (requests left in the UTC day), and Retry-After on a 429.
  */

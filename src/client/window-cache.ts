@@ -1,6 +1,6 @@
 /**
  * Where the client keeps the settled days of its windows, so a repeated query costs no request
- * for them (interface spec section 8: "cache responses where suitable").
+ * for them (docs/interface.md section 7: clients cache what is settled).
  *
  * A window's entry is the run of its records from its first day up to the server's last settled
  * day (X-Data-Settled-Through), without a gap (settled-days.ts): those records never change, so
@@ -30,7 +30,7 @@ export function windowCacheKey(endpoint: URL, window: DateWindow): string {
   return requestUrl(endpoint, window);
 }
 
-/** The Get Data URL of a window (interface spec section 4). */
+/** The Get Data URL of a window (docs/interface.md section 3). */
 export function requestUrl(endpoint: URL, window: DateWindow): string {
   const url = new URL(endpoint);
   url.search = new URLSearchParams({ startDate: window.startDate, endDate: window.endDate }).toString();

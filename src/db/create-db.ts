@@ -51,7 +51,7 @@ export interface DbOptions {
 /**
  * How long a SQLite statement waits for another connection's lock, retrying on timers (see
  * sqlite-driver.ts; the event loop runs meanwhile): below the 5 s in which a write endpoint
- * must answer (502 rather than a hang, issue 5).
+ * must answer (502 rather than a hang, docs/interface.md section 3).
  */
 export const SQLITE_LOCK_WAIT_MS = 3_750;
 
@@ -71,74 +71,93 @@ export function sqlitePath(url: string): string {
   return resolve(url);
 }
 
+/** What both engines' connection factories need: the statement bound and the deadline scope. */
+interface EngineContext {
+  options: DbOptions;
+  /** Upper bound of one statement, in ms. */
+  timeout: number;
+  /** The current `withDeadline` scope's deadline (epoch ms), if any. */
+  deadline: () => number | undefined;
+  health: WriteHealth;
+}
+
+/** kysely over better-sqlite3, opened on first use, with the retrying, non-blocking driver. */
+function sqliteKysely(path: string, { options, timeout, deadline, health }: EngineContext): Kysely<Database> {
+  const driver = new RetryingSqliteDriver({
+    open: async () => {
+      const { default: SQLite } = await import('better-sqlite3');
+      // busy_timeout 0: SQLite would wait for a lock by sleeping inside the call, on the event
+      // loop; the driver retries on timers instead.
+      const conn = new SQLite(path, { timeout: 0 });
+      // WAL lets readers run beside the one writer; with synchronous=NORMAL a committed
+      // transaction survives a process kill (FULL adds power-loss durability).
+      conn.pragma('journal_mode = WAL');
+      conn.pragma(`synchronous = ${options.sqliteSynchronous ?? 'NORMAL'}`);
+      conn.pragma('foreign_keys = ON');
+      // A 2 MB page cache ran the 10M-event rollup 1.5x faster than the 16 MB default here.
+      conn.pragma('cache_size = -2000');
+      return conn;
+    },
+    separateReader: path !== ':memory:',
+    lockWaitMs: Math.min(timeout, SQLITE_LOCK_WAIT_MS),
+    deadline,
+    health,
+  });
+  const dialect: Dialect = {
+    createAdapter: () => new ConcurrentSqliteAdapter(),
+    createDriver: () => driver,
+    createIntrospector: (kysely) => new SqliteIntrospector(kysely),
+    createQueryCompiler: () => new SqliteQueryCompiler(),
+  };
+  return new Kysely<Database>({ dialect });
+}
+
+/** kysely over a pg pool created on first use, its clients bound by the deadline scope. */
+function postgresKysely(url: string, { options, timeout, deadline, health }: EngineContext): Kysely<Database> {
+  return new Kysely<Database>({
+    dialect: new PostgresDialect({
+      pool: async () => {
+        const { default: pg } = await import('pg');
+        // int8 (count, bigint columns) and numeric (sum of bigint) as JS numbers: our values
+        // stay far below 2^53 (revenue in cents, counts per day).
+        const types = {
+          getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+            oid === 20 || oid === 1700 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+        };
+        const pool = new pg.Pool({
+          connectionString: url,
+          max: options.poolSize ?? 10,
+          connectionTimeoutMillis: timeout,
+          statement_timeout: timeout,
+          query_timeout: timeout + 500,
+          idleTimeoutMillis: 30_000,
+          types,
+        });
+        // An idle client losing its server must not crash the process; the next query reports it.
+        pool.on('error', () => {});
+        pool.on('connect', (client) => guardClient(client, deadline, health));
+        return withDeadlineOnConnect(pool, deadline);
+      },
+    }),
+  });
+}
+
 export function createDb(url: string, options: DbOptions = {}): DbHandle {
   const engine = engineOf(url);
-  const timeout = options.statementTimeoutMs ?? 5_000;
   const scope = new AsyncLocalStorage<{ deadline: number }>();
   const deadline = () => scope.getStore()?.deadline;
   const health = new WriteHealth();
+  const context: EngineContext = { options, timeout: options.statementTimeoutMs ?? 5_000, deadline, health };
   let db: Kysely<Database>;
   let target: string;
-
   if (engine === 'sqlite') {
     const path = sqlitePath(url);
     target = `sqlite:${path}`;
-    const driver = new RetryingSqliteDriver({
-      open: async () => {
-        const { default: SQLite } = await import('better-sqlite3');
-        // busy_timeout 0: SQLite would wait for a lock by sleeping inside the call, on the event
-        // loop; the driver retries on timers instead.
-        const conn = new SQLite(path, { timeout: 0 });
-        // WAL lets readers run beside the one writer; with synchronous=NORMAL a committed
-        // transaction survives a process kill (FULL adds power-loss durability).
-        conn.pragma('journal_mode = WAL');
-        conn.pragma(`synchronous = ${options.sqliteSynchronous ?? 'NORMAL'}`);
-        conn.pragma('foreign_keys = ON');
-        // A 2 MB page cache ran the 10M-event rollup 1.5x faster than the 16 MB default here.
-        conn.pragma('cache_size = -2000');
-        return conn;
-      },
-      separateReader: path !== ':memory:',
-      lockWaitMs: Math.min(timeout, SQLITE_LOCK_WAIT_MS),
-      deadline,
-      health,
-    });
-    const dialect: Dialect = {
-      createAdapter: () => new ConcurrentSqliteAdapter(),
-      createDriver: () => driver,
-      createIntrospector: (kysely) => new SqliteIntrospector(kysely),
-      createQueryCompiler: () => new SqliteQueryCompiler(),
-    };
-    db = new Kysely<Database>({ dialect });
+    db = sqliteKysely(path, context);
   } else {
     const parsed = new URL(url);
     target = `postgres://${parsed.host}${parsed.pathname}`;
-    db = new Kysely<Database>({
-      dialect: new PostgresDialect({
-        pool: async () => {
-          const { default: pg } = await import('pg');
-          // int8 (count, bigint columns) and numeric (sum of bigint) as JS numbers: our values
-          // stay far below 2^53 (revenue in cents, counts per day).
-          const types = {
-            getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-              oid === 20 || oid === 1700 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
-          };
-          const pool = new pg.Pool({
-            connectionString: url,
-            max: options.poolSize ?? 10,
-            connectionTimeoutMillis: timeout,
-            statement_timeout: timeout,
-            query_timeout: timeout + 500,
-            idleTimeoutMillis: 30_000,
-            types,
-          });
-          // An idle client losing its server must not crash the process; the next query reports it.
-          pool.on('error', () => {});
-          pool.on('connect', (client) => guardClient(client, deadline, health));
-          return withDeadlineOnConnect(pool, deadline);
-        },
-      }),
-    });
+    db = postgresKysely(url, context);
   }
 
   async function probeWrite(): Promise<void> {

@@ -4,7 +4,7 @@
  *
  * better-sqlite3 runs each statement synchronously, and SQLite's busy_timeout waits for another
  * connection's lock by sleeping inside that call: with a CLI import holding the write lock the
- * whole server froze for the full timeout (issue 16). Here connections run with
+ * whole server froze for the full timeout. Here connections run with
  * busy_timeout = 0, so a locked database answers SQLITE_BUSY at once, and the statement is tried
  * again after a jittered timer while the event loop serves everything else. The wait is bounded
  * by the statement's lock budget and by the caller's deadline (DbHandle.withDeadline), and no
@@ -24,7 +24,7 @@ import { CompiledQuery, SqliteAdapter, type DatabaseConnection, type Driver, typ
 import { RetryingSqliteConnection, type SqliteDriverConfig } from './sqlite-connection.ts';
 import { DeadlineExceeded } from './storage-errors.ts';
 
-export type { SqliteDriverConfig, WriteHealthObserver } from './sqlite-connection.ts';
+export type { SqliteDriverConfig } from './sqlite-connection.ts';
 
 /** kysely serialises statements on a driver whose adapter says it has one connection; ours has its own turns. */
 export class ConcurrentSqliteAdapter extends SqliteAdapter {

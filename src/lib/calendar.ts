@@ -89,13 +89,6 @@ export function startOfDayMs(epochDay: number): number {
   return epochDay * MS_PER_DAY;
 }
 
-/** Every epoch day from `first` to `last`, both included. */
-export function daysBetween(first: number, last: number): number[] {
-  const days: number[] = [];
-  for (let d = first; d <= last; d++) days.push(d);
-  return days;
-}
-
 /** Group ascending epoch days into runs of consecutive days, as `[first, last]` pairs. */
 export function consecutiveRuns(days: readonly number[]): Array<[number, number]> {
   const runs: Array<[number, number]> = [];

@@ -6,7 +6,7 @@
 
 /**
  * Response headers a cross-origin script may read beyond the CORS-safelisted ones (Fetch
- * standard, "CORS protocol"): the rate-limit fields of both interfaces (interface spec section 8),
+ * standard, "CORS protocol"): the rate-limit fields of both interfaces (docs/interface.md section 6),
  * Retry-After (RFC 9110 section 10.2.3), the request id for support requests, and the validators
  * and Date a client needs to revalidate and to time a reset against the server's clock, Link
  * (RFC 8288), which carries a chat reply's sources, and the data interface's settlement headers.

@@ -2,8 +2,8 @@
  * The one HTTP error type and the one place that renders it.
  *
  * Site-interface errors are RFC 9457 problem details (`application/problem+json`) with the
- * spec's required `title`, `status` and `code`; the community data interface answers
- * `{ code, message }` (interface spec section 7). Routes throw or return `HttpError`; nothing
+ * required `title`, `status` and `code`; the community data interface answers
+ * `{ code, message }` (docs/interface.md section 5). Routes throw or return `HttpError`; nothing
  * builds error JSON by hand.
  */
 import { z } from 'zod';
@@ -33,7 +33,7 @@ export const SITE_PROBLEM_CODES = [
 ] as const;
 export type SiteProblemCode = (typeof SITE_PROBLEM_CODES)[number];
 
-/** Data-interface codes (spec section 7): SVC1005 invalid parameter, SVC1010 rate limited. */
+/** Data-interface codes (docs/interface.md section 5): SVC1005 invalid parameter, SVC1010 rate limited. */
 export const DATA_ERROR_CODES = ['SVC1005', 'SVC1010'] as const;
 export type DataErrorCode = (typeof DATA_ERROR_CODES)[number];
 
@@ -64,7 +64,7 @@ const TITLES: Record<ErrorCode, string> = {
 };
 
 /**
- * The error body of the site interface (interface spec section 2, Problem): RFC 9457 problem
+ * The error body of the site interface (docs/interface.md section 5): RFC 9457 problem
  * details as `renderError` writes them. Extension members (RFC 9457 section 3.2) such as
  * `errors` or `retryAfter` may follow, so the object is open. The published OpenAPI document
  * and the contract tests take it from here.
@@ -96,7 +96,7 @@ export const Problem = z
   .meta({ description: 'RFC 9457 problem details (`application/problem+json`). Further extension members may be present.' });
 export type Problem = z.infer<typeof Problem>;
 
-/** The error body of the community data interface (interface spec section 7). */
+/** The error body of the community data interface (docs/interface.md section 5). */
 export const DataError = z
   .object({
     code: z.string().meta({
@@ -151,7 +151,7 @@ export class HttpError extends Error {
   }
 }
 
-/** The two interfaces of the service (interface spec section 1), each with its error format. */
+/** The two interfaces of the service (docs/interface.md section 1), each with its error format. */
 export type ApiInterface = 'data' | 'site';
 
 /**

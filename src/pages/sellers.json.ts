@@ -1,5 +1,5 @@
 /**
- * getSellersJson (interface spec, section 4): the sellers.json 1.0 document, built from
+ * getSellersJson (docs/interface.md section 3): the sellers.json 1.0 document, built from
  * content/sellers.json (validated by the `sellers` collection, and again when rendered).
  * Prerendered: the edge serves the bytes with ETag/304 and a Cache-Control of hours.
  */

@@ -1,6 +1,6 @@
 /**
- * Issue 5, "never lost": contact submissions sent concurrently to the real server process while
- * it is killed with SIGKILL (no shutdown hook runs, nothing is flushed by us). After a restart on
+ * A contact submission is never lost: submissions sent concurrently to the real server process
+ * while it is killed with SIGKILL (no shutdown hook runs, nothing is flushed by us). After a restart on
  * the same database, every submission that was answered 200 is stored exactly once, with what was
  * sent; the ones that got no answer are resent with their Idempotency-Key, which stores each of
  * them once too, whether or not the killed process had committed it before dying.

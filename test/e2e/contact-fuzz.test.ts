@@ -1,5 +1,5 @@
 /**
- * Issue 5's property, through the real server process: whatever a client throws at
+ * The contact endpoint's robustness, through the real server process: whatever a client throws at
  * `POST /api/contact` (arbitrary JSON, form-like objects with wrong members, text, raw bytes,
  * bodies around the 32 KiB limit, assorted content types and Idempotency-Key headers), the answer
  * is one of 200, 400, 413 or 415, never a 5xx, every error body is a problem (RFC 9457: title,
@@ -120,7 +120,7 @@ describe('POST /api/contact on the real server under arbitrary input', () => {
         seen.set(response.status, (seen.get(response.status) ?? 0) + 1);
 
         expect(ALLOWED, `status ${response.status}: ${text}`).toContain(response.status);
-        // Every site response carries the rate-limit fields (interface spec section 8).
+        // Every site response carries the rate-limit fields (docs/interface.md section 6).
         expect(response.headers.get('ratelimit-limit')).toMatch(/^\d+$/);
         if (response.status === 200) {
           expect(response.headers.get('content-type')).toMatch(/^application\/json/);

@@ -1,5 +1,5 @@
 /**
- * One meaning per request (issue 16, items 1, 5, 7, 8 and the published-document findings): every
+ * One meaning per request: every
  * spelling of a path gets the policies of its one normalised path, the data interface refuses
  * parameters it does not define, Astro's internals are not served, pages carry the limits, and
  * errors come in the format of the interface the request was meant for.

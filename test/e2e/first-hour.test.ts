@@ -1,5 +1,5 @@
 /**
- * The README's commands, as a newcomer copies them (issue 19, "What it must show"): every command
+ * The README's commands, as a newcomer copies them: every command
  * of its ```sh blocks and of "Operations" runs as written on a fresh clone of HEAD, and each
  * documented result is checked by scripts/first-hour.ts (`npm run first-hour` runs it alone).
  */

@@ -1,6 +1,6 @@
 /**
  * Lighthouse on home, /news, an article, /contact and /stats of the real server: performance,
- * accessibility, best practices and SEO each at least 95 (issue 9). The configuration (desktop
+ * accessibility, best practices and SEO each at least 95. The configuration (desktop
  * preset, simulated throttling) and its reasons are in test/e2e/browser/lighthouse-run.ts, which
  * `npm run lighthouse` runs with the same function. HTML reports go to test-results/lighthouse.
  */

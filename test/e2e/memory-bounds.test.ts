@@ -1,5 +1,5 @@
 /**
- * Nothing a client sends grows the server's memory without a bound (issue 16, item 1): thousands
+ * Nothing a client sends grows the server's memory without a bound: thousands
  * of distinct junk URLs (12 KB of query each) against the data API, the rendered stats page and
  * Astro's image endpoint. Before the fix, 9,000 such requests grew the process by about 210 MB
  * while the response cache believed it held 4 MB. The bound is measured, not guessed: the

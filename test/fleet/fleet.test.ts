@@ -1,5 +1,5 @@
 /**
- * The fleet (issue 8): nginx in front of two instances sharing one PostgreSQL and one Redis (the
+ * The fleet: nginx in front of two instances sharing one PostgreSQL and one Redis (the
  * run's, see test/global-setup.ts), checked through the proxy the way clients see it.
  */
 import { spawnSync } from 'node:child_process';

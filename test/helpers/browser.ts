@@ -67,6 +67,16 @@ export async function seedDailyStats(databaseUrl: string, days: number, nowMs = 
   }
 }
 
+/** The contact submissions the server stored, oldest first, by their form fields. */
+export async function storedSubmissions(databaseUrl: string) {
+  const handle = createDb(databaseUrl);
+  try {
+    return await handle.db.selectFrom('contact_submission').select(['name', 'job_title', 'work_email', 'priority', 'message']).orderBy('id').execute();
+  } finally {
+    await handle.close();
+  }
+}
+
 export interface Site {
   server: RunningServer;
   /** The server's origin, e.g. http://127.0.0.1:41234 (no trailing slash). */

@@ -80,6 +80,17 @@ describe('data:fetch', () => {
     const missing = await dataFetch(['--from', '2025-01-01']);
     expect(missing.code).toBe(64);
     expect(missing.stderr).toContain('data-fetch: --from and --to are both required\nusage: data-fetch --from YYYY-MM-DD');
+    const dead = await deadUrl();
+    const flags = await Promise.all(
+      [['--format', 'xml'], ['--concurrency', 'two'], ['--verbose']].map((extra) => dataFetch(['--from', '2025-01-01', '--to', '2025-01-02', '--base-url', dead, ...extra])),
+    );
+    expect(flags.map((run) => `${run.code} ${run.stderr.split('\n')[0]}`)).toMatchInlineSnapshot(`
+      [
+        "64 data-fetch: --format must be csv or json, got "xml"",
+        "64 data-fetch: --concurrency must be a whole number, got "two"",
+        "64 data-fetch: Unknown option '--verbose'",
+      ]
+    `);
     // Nothing listens at the default URL in this test; a request would have given 69.
     const reversed = await dataFetch(['--from', '2025-02-01', '--to', '2025-01-01', '--base-url', await deadUrl()]);
     expect(reversed.code).toBe(64);
@@ -88,6 +99,13 @@ describe('data:fetch', () => {
     expect(impossible.code).toBe(64);
     expect(impossible.stderr.split('\n')[0]).toBe('data-fetch: --from "2025-02-30" is not a calendar date');
     expect(reversed.stdout).toBe('');
+  });
+
+  it('prints the usage on stdout and exits 0 with -h', async () => {
+    const run = await dataFetch(['-h']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^usage: data-fetch --from YYYY-MM-DD --to YYYY-MM-DD /);
+    expect(run.stderr).toBe('');
   });
 
   it('exits 64 at once, naming the problem but never the password, for a --base-url with user:password@', async () => {
@@ -178,6 +196,11 @@ describe('data:fetch', () => {
       expect(accepted.code).toBe(0);
       expect(accepted.stderr).not.toContain('good.key-1');
       expect(seen.at(-1)).toBe('Bearer good.key-1');
+
+      // An empty DATA_API_TOKEN counts as unset: no Authorization header at all.
+      await dataFetch(args, { DATA_API_TOKEN: '' });
+      expect(seen).toHaveLength(3);
+      expect(seen.at(-1)).toBeUndefined();
     } finally {
       fake.close();
     }

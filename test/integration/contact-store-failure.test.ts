@@ -1,6 +1,6 @@
 /**
  * When the database cannot take a submission, `POST /api/contact` answers 502 within the
- * interface's 5 seconds and stores nothing (spec section 4 rule 2). Every failure here is real:
+ * interface's 5 seconds and stores nothing (docs/interface.md section 3). Every failure here is real:
  * a closed port, a server that never answers, a path that is not a database, held locks. The
  * endpoint gets a 4 s deadline, the room the 5 s leave after the response itself; the store's
  * budget comes from it as in production.

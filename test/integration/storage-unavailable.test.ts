@@ -1,5 +1,5 @@
 /**
- * Issue 16 item 4: a database that stops answering, or stops taking writes, is reported as
+ * A database that stops answering, or stops taking writes, is reported as
  * such within the interface's 5 s: the data API answers 503 `{code, message}` (not a 500 after
  * 5.5 s), contacts answer 502, and /readyz says not ready while writes fail and ready again
  * once they work. Every failure is real: a PostgreSQL behind a TCP proxy that goes silent, a

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Engine } from '../create-db.ts';
 
 /**
- * Integrator keys of the data API (issue 20, item 5). Looked up by `token_hash` (unique, so
+ * Integrator keys of the data API (docs/interface.md section 4). Looked up by `token_hash` (unique, so
  * indexed); a revoked key keeps its row, so `api-keys list` still shows who had it and when.
  */
 export function apiKeys(engine: Engine) {

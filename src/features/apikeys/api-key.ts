@@ -1,5 +1,5 @@
 /**
- * Integrator keys of the data API (issue 20, item 5), the pure part: what a key is, how its
+ * Integrator keys of the data API (docs/interface.md section 4), the pure part: what a key is, how its
  * token looks, how a request presents it, and how it is stored.
  *
  * A token is `adk_` and 43 base64url characters: 256 bits from the operating system's CSPRNG.

@@ -1,5 +1,5 @@
 /**
- * From a presented token to a key, without a database query per request (issue 20, item 5).
+ * From a presented token to a key, without a database query per request.
  *
  * Answers are remembered in a bounded LRU (lru-cache) for `ttlMs`: live keys and unknown or
  * revoked tokens alike, so a client repeating a bad token costs no query either. A revocation

@@ -1,5 +1,5 @@
 /**
- * The ChatRequest body of `POST /api/chat` (interface spec sections 2 and 4) and its validation.
+ * The ChatRequest body of `POST /api/chat` (docs/interface.md sections 2 and 3) and its validation.
  * The body itself is read by src/lib/json-body.ts, like every JSON body; every refusal is an
  * `HttpError`, so the route answers 400/413/415 problem+json (RFC 9457) through the one renderer.
  */
@@ -7,8 +7,6 @@ import { z } from 'zod';
 import { cleanText } from '../../lib/clean-text.ts';
 import { fieldErrors, validationFailed } from '../../lib/field-error.ts';
 import { checkJsonRepresentation, parseJsonObject, type JsonBodyOptions } from '../../lib/json-body.ts';
-
-export type { FieldError } from '../../lib/field-error.ts';
 
 /** Conversation limits. */
 export const CHAT_LIMITS = {

@@ -1,6 +1,6 @@
 /**
- * Which callers may use the assistant (interface spec section 5: "refuses requests whose origin
- * is not allowed"). Browsers send `Origin` on every POST, same-origin included (Fetch standard,
+ * Which callers may use the assistant (docs/interface.md section 4: an origin that is not
+ * allowed gets 403). Browsers send `Origin` on every POST, same-origin included (Fetch standard,
  * "append a request `Origin` header"), so a page of another site cannot spend our assistant and
  * rate budget on its visitors' behalf. Requests without `Origin` come from scripts and servers;
  * they are refused unless `CHAT_ALLOW_NO_ORIGIN` says the operator wants them.

@@ -3,7 +3,7 @@
  * came from. They travel in the reply's `Link` header (RFC 8288), one link per source with
  * `rel="via"` ("the source of the information in the link's context", RFC 4287 section 4.2.7.2,
  * in the IANA link relations registry), so the streamed plain-text body stays exactly what the
- * interface spec says it is. Retrieval happens before generation, so the header is known before
+ * interface says it is (docs/interface.md section 3). Retrieval happens before generation, so the header is known before
  * the first byte of the reply.
  *
  * Pure and dependency-free: the server formats the header and the widget parses it with the

@@ -1,5 +1,5 @@
 /**
- * The ContactPayload body of `POST /api/contact` (interface spec sections 2, 4 and 7) and the
+ * The ContactPayload body of `POST /api/contact` (docs/interface.md sections 2, 3 and 5) and the
  * pure rules around it: the honeypot, the Idempotency-Key header, and the words that turn zod's
  * issues into the `errors` extension of a 400 problem that a person can act on, field by field.
  */

@@ -1,6 +1,6 @@
 /**
  * From validated collection entries to the published NewsArticle list: drafts out, newest first,
- * metadata only (interface spec, listNews rule 1: no article body).
+ * metadata only (docs/interface.md section 2: no article body).
  */
 import { NewsArticle, type NewsFrontmatter } from './schema.ts';
 

@@ -1,5 +1,5 @@
 /**
- * News: the NewsArticle resource of the interface spec (section 2) and the frontmatter an editor
+ * News: the NewsArticle resource (docs/interface.md section 2) and the frontmatter an editor
  * writes in `content/news/<id>.md`. The content collection validates every file against
  * `NewsFrontmatter` at build time; `toNewsList` (news-list.ts) turns the entries into
  * `NewsArticle`s for `GET /api/news`, the pages and the feed.
@@ -98,7 +98,7 @@ const absoluteUrl = (field: string) =>
   });
 
 /**
- * The NewsArticle resource served by `GET /api/news` (interface spec, section 2), metadata only.
+ * The NewsArticle resource served by `GET /api/news` (docs/interface.md section 2), metadata only.
  * Optional fields are always present in our responses, as null when the article has none, so
  * that clients see one shape.
  */

@@ -1,5 +1,5 @@
 /**
- * Who a request is, for rate limiting (issue 4, "client identity").
+ * Who a request is, for rate limiting: its client identity.
  *
  * By default the client is the TCP peer: headers are written by the client and prove nothing.
  * Behind reverse proxies, `TRUST_PROXY` says which forwarding hops to believe, and the client is

@@ -1,7 +1,7 @@
 /**
  * The multi-window rule, pure: a request is admitted only if every window of its route has a
  * request to spare, and then it is charged to all of them; if any is empty it is refused and
- * charged to none (issue 4, "refusal consumes nothing"). The memory store runs this directly;
+ * charged to none, so a refusal consumes nothing. The memory store runs this directly;
  * the Redis Lua script implements the same steps (redis-script.ts).
  */
 import type { Decision, WindowLevel, WindowState } from './limiter.ts';

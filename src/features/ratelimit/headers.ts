@@ -1,5 +1,5 @@
 /**
- * Rate-limit response headers (interface spec section 8).
+ * Rate-limit response headers (docs/interface.md section 6).
  *
  * Site interface: the three-field form of draft-ietf-httpapi-ratelimit-headers (RateLimit-Limit,
  * RateLimit-Remaining, RateLimit-Reset as separate integer fields; Reset is delta-seconds), for

@@ -52,7 +52,7 @@ export interface RateLimitStore {
   take(key: string, windows: Window[], nowMs: number): Promise<Decision>;
   /**
    * Give back the unit that the admitted `decision` charged to each UTC-day window in `windows`
-   * (a 304 Not Modified does not spend the daily quota, issue 20). A counter already reset at
+   * (a 304 Not Modified does not spend the daily quota, as on GitHub's API). A counter already reset at
    * midnight is left alone; a count never goes below 0. Never rejects.
    */
   refund(key: string, windows: readonly Window[], decision: Decision): Promise<void>;

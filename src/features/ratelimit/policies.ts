@@ -1,5 +1,5 @@
 /**
- * Which limits apply to which request (interface spec section 8).
+ * Which limits apply to which request (docs/interface.md section 6).
  *
  * A route class names a list of windows; a request consumes one unit from every window of its
  * class, and windows with the same name are the same bucket whatever route consumed from them

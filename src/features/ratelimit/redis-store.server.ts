@@ -3,7 +3,7 @@
  * the same limits. Each check is one EVALSHA of the script in redis-script.ts (ioredis
  * `defineCommand`, which falls back to EVAL when Redis answers NOSCRIPT, e.g. after a restart).
  *
- * The limiter must never be the reason a request fails or hangs (issue 4): when Redis is
+ * The limiter must never be the reason a request fails or hangs: when Redis is
  * unreachable, slow or answers nonsense, `take` answers from an in-process memory store instead.
  * One warning is logged per outage and one info line when Redis answers again. While Redis is
  * failing, takes stay in memory for `retryAfterFailureMs`, then a single probe request tries
@@ -55,15 +55,9 @@ interface WithTakeCommand {
   rateLimitRefund(numKeys: number, ...keysAndArgs: string[]): Promise<unknown>;
 }
 
-export function createRedisStore(opts: RedisStoreOptions): RedisStore {
-  const log = opts.log.child({ component: 'ratelimit' });
-  const prefix = opts.prefix ?? 'rl:';
-  const commandTimeout = opts.commandTimeoutMs ?? 250;
-  const retryAfterFailureMs = opts.retryAfterFailureMs ?? 1_000;
-  const firstConnectWaitMs = opts.firstConnectWaitMs ?? 1_000;
-  const fallback = createMemoryStore(opts.maxKeys === undefined ? {} : { maxKeys: opts.maxKeys });
-
-  const client = new Redis(opts.url, {
+/** The client: lazy, never queueing, failing fast, with the two scripts defined as commands. */
+function redisClient(url: string, commandTimeout: number): Redis & WithTakeCommand {
+  const client = new Redis(url, {
     // Connect on first use (no I/O when the store is created) and never queue commands while
     // disconnected: a queued command is a request waiting on the limiter.
     lazyConnect: true,
@@ -79,71 +73,95 @@ export function createRedisStore(opts: RedisStoreOptions): RedisStore {
   });
   client.defineCommand('rateLimitTake', { lua: TAKE_SCRIPT });
   client.defineCommand('rateLimitRefund', { lua: REFUND_SCRIPT });
-  const redis = client as Redis & WithTakeCommand;
+  return client as Redis & WithTakeCommand;
+}
 
-  let closed = false;
+/**
+ * The first connection, waited for at most `waitMs`: requests arriving while it is being made
+ * wait for it (bounded), otherwise every instance would start with a spurious outage warning.
+ * Resolves either way; the retry strategy keeps trying and the take that waited reports an outage.
+ */
+function firstConnection(client: Redis, waitMs: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, waitMs);
+    timer.unref();
+    const done = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    client.connect().then(done, done);
+  });
+}
+
+/**
+ * The small circuit breaker: after a failure, takes are answered in memory for
+ * `retryAfterFailureMs`, then one probe at a time tries Redis again. One warning per outage and
+ * one info line when Redis answers again.
+ */
+function outageBreaker(log: Logger, retryAfterFailureMs: number) {
   let degraded = false;
   let skipUntil = 0;
   let probing = false;
+  return {
+    get degraded() {
+      return degraded;
+    },
+    /** A fresh connection: the next take probes Redis at once instead of waiting out the interval. */
+    reconnected(): void {
+      skipUntil = 0;
+    },
+    /** Whether this take may go to Redis; when degraded, only as the one probe of its interval. */
+    tryEnter(): { allowed: boolean; probe: boolean } {
+      if (!degraded) return { allowed: true, probe: false };
+      if (probing || performance.now() < skipUntil) return { allowed: false, probe: false };
+      probing = true;
+      return { allowed: true, probe: true };
+    },
+    probeDone(): void {
+      probing = false;
+    },
+    outage(reason: unknown): void {
+      skipUntil = performance.now() + retryAfterFailureMs;
+      if (degraded) return;
+      degraded = true;
+      log.warn(
+        { err: reason instanceof Error ? reason.message : String(reason) },
+        'Redis unavailable: rate limits are enforced per instance until it answers again',
+      );
+    },
+    recovered(): void {
+      if (!degraded) return;
+      degraded = false;
+      log.info('Redis answers again: rate limits are shared again');
+    },
+  };
+}
+
+export function createRedisStore(opts: RedisStoreOptions): RedisStore {
+  const log = opts.log.child({ component: 'ratelimit' });
+  const prefix = opts.prefix ?? 'rl:';
+  const firstConnectWaitMs = opts.firstConnectWaitMs ?? 1_000;
+  const fallback = createMemoryStore(opts.maxKeys === undefined ? {} : { maxKeys: opts.maxKeys });
+  const redis = redisClient(opts.url, opts.commandTimeoutMs ?? 250);
+  const breaker = outageBreaker(log, opts.retryAfterFailureMs ?? 1_000);
+  let closed = false;
   let firstConnect: Promise<void> | undefined;
 
   // ioredis emits 'error' for every failed (re)connection attempt; an 'error' event without a
   // listener would crash the process. The outage itself is reported once, by `take`.
-  client.on('error', (err: Error) => log.debug({ err: err.message }, 'Redis connection error'));
-  // A fresh connection: let the next take probe Redis at once instead of waiting out the interval.
-  client.on('ready', () => {
-    skipUntil = 0;
-  });
-
-  function startFirstConnect(): Promise<void> {
-    // Requests arriving while the very first connection is being made wait for it (bounded):
-    // otherwise every instance would start with a spurious outage warning.
-    return new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, firstConnectWaitMs);
-      timer.unref();
-      client.connect().then(
-        () => {
-          clearTimeout(timer);
-          resolve();
-        },
-        () => {
-          // The retry strategy keeps trying; the take that waited reports the outage.
-          clearTimeout(timer);
-          resolve();
-        },
-      );
-    });
-  }
-
-  function outage(reason: unknown): void {
-    skipUntil = performance.now() + retryAfterFailureMs;
-    if (degraded) return;
-    degraded = true;
-    log.warn(
-      { err: reason instanceof Error ? reason.message : String(reason) },
-      'Redis unavailable: rate limits are enforced per instance until it answers again',
-    );
-  }
-
-  function recovered(): void {
-    if (!degraded) return;
-    degraded = false;
-    log.info('Redis answers again: rate limits are shared again');
-  }
+  redis.on('error', (err: Error) => log.debug({ err: err.message }, 'Redis connection error'));
+  redis.on('ready', () => breaker.reconnected());
 
   async function take(key: string, windows: Window[], nowMs: number): Promise<Decision> {
     if (windows.length === 0 || closed) return fallback.takeNow(key, windows, nowMs);
-    if (client.status === 'wait') firstConnect ??= startFirstConnect();
-    if (firstConnect !== undefined && client.status !== 'ready') await firstConnect;
-    if (client.status !== 'ready') {
-      outage(new Error(`Redis connection is ${client.status}`));
+    if (redis.status === 'wait') firstConnect ??= firstConnection(redis, firstConnectWaitMs);
+    if (firstConnect !== undefined && redis.status !== 'ready') await firstConnect;
+    if (redis.status !== 'ready') {
+      breaker.outage(new Error(`Redis connection is ${redis.status}`));
       return fallback.takeNow(key, windows, nowMs);
     }
-    let probe = false;
-    if (degraded) {
-      if (probing || performance.now() < skipUntil) return fallback.takeNow(key, windows, nowMs);
-      probing = probe = true;
-    }
+    const { allowed, probe } = breaker.tryEnter();
+    if (!allowed) return fallback.takeNow(key, windows, nowMs);
     try {
       const reply = await redis.rateLimitTake(
         windows.length,
@@ -151,13 +169,13 @@ export function createRedisStore(opts: RedisStoreOptions): RedisStore {
         ...scriptArgs(windows, opts.clock === 'caller' ? nowMs : undefined),
       );
       const decision = decisionFromReply(windows, reply);
-      recovered();
+      breaker.recovered();
       return decision;
     } catch (err) {
-      outage(err);
+      breaker.outage(err);
       return fallback.takeNow(key, windows, nowMs);
     } finally {
-      if (probe) probing = false;
+      if (probe) breaker.probeDone();
     }
   }
 
@@ -170,7 +188,7 @@ export function createRedisStore(opts: RedisStoreOptions): RedisStore {
     const days = windows.filter((w) => w.kind === 'utc-day');
     if (!decision.allowed || decision.nowMs === undefined || days.length === 0) return;
     if (decision.shared !== true) return fallback.refundNow(key, days, decision);
-    if (closed || client.status !== 'ready') return;
+    if (closed || redis.status !== 'ready') return;
     try {
       await redis.rateLimitRefund(days.length, ...days.map((w) => windowKey(prefix, key, w)), String(utcDayOf(decision.nowMs)));
     } catch (err) {
@@ -182,11 +200,11 @@ export function createRedisStore(opts: RedisStoreOptions): RedisStore {
     if (closed) return;
     closed = true;
     try {
-      if (client.status === 'ready') await client.quit();
+      if (redis.status === 'ready') await redis.quit();
     } catch {
       // Quitting politely failed (Redis went away meanwhile); disconnect below either way.
     } finally {
-      client.disconnect();
+      redis.disconnect();
       await fallback.close();
     }
   }
@@ -196,7 +214,7 @@ export function createRedisStore(opts: RedisStoreOptions): RedisStore {
     refund,
     close,
     get degraded() {
-      return degraded;
+      return breaker.degraded;
     },
   };
 }

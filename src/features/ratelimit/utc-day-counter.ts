@@ -1,6 +1,6 @@
 /**
  * The daily quota: a counter of requests in the current UTC day, reset at 00:00 UTC (the data
- * interface's "requests remaining for the current day", spec section 8). Pure, injected clock;
+ * interface's "requests left in the UTC day", docs/interface.md section 6). Pure, injected clock;
  * mirrored by the Redis Lua script (redis-script.ts).
  */
 import type { WindowLevel } from './limiter.ts';
@@ -38,7 +38,7 @@ export function countRequest(state: UtcDayCounterState): UtcDayCounterState {
 
 /**
  * The counter after one request charged on `chargedDay` is given back (a 304 Not Modified, which
- * does not spend the daily quota: GitHub's rule, issue 20). A counter of another day is returned
+ * does not spend the daily quota: GitHub's rule). A counter of another day is returned
  * unchanged (the charge went with the day), and a count never goes below 0.
  */
 export function refundRequest(state: UtcDayCounterState, chargedDay: number): UtcDayCounterState {

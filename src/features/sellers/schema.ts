@@ -1,6 +1,6 @@
 /**
  * sellers.json 1.0 (IAB Tech Lab, July 2019) as zod: the document served at `GET /sellers.json`
- * (interface spec, SellersDocument) and the rules `content/sellers.json` must follow to build.
+ * (docs/interface.md section 2, SellersDocument) and the rules `content/sellers.json` must follow to build.
  *
  * Quotations in the messages are from the IAB text. Where the IAB text says "should" or leaves
  * something open, the rule we chose and why is written beside it.
@@ -227,7 +227,7 @@ export type Identifier = z.infer<typeof Identifier>;
 const DOCUMENT_FIELDS = ['contact_email', 'contact_address', 'version', 'identifiers', 'sellers', 'ext'];
 
 /**
- * The sellers.json document (interface spec: SellersDocument; sellers.json 1.0, top-level
+ * The sellers.json document (docs/interface.md section 2, SellersDocument; sellers.json 1.0, top-level
  * object). Field order here is the order we publish.
  */
 export const SellersDocument = z

@@ -1,5 +1,5 @@
 /**
- * Resources of the community data interface (interface spec section 2: DataResponse, DataRecord).
+ * Resources of the community data interface (docs/interface.md section 2: DataResponse, DataRecord).
  * The single source of the response's shape: the handler builds values of these types and the
  * OpenAPI document and tests derive from the same schemas.
  */

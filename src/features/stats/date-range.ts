@@ -1,5 +1,5 @@
 /**
- * The query of Get Data (`PATHS.data`, interface spec sections 4 and 7): `startDate` and
+ * The query of Get Data (`PATHS.data`, docs/interface.md sections 3 and 5): `startDate` and
  * `endDate`, both required (the spec's prose says so; its parameter table is looser), both
  * `YYYY-MM-DD` naming real calendar days, `endDate` not before `startDate`, and at most 31 days
  * counting both ends. Any violation is a 400 `SVC1005` whose message names the rule that failed.
@@ -9,7 +9,7 @@ import { HttpError } from '../../lib/http-error.ts';
 import { shown, unknownParameters } from '../../lib/query-params.ts';
 import { DAY_PATTERN, checkDay, formatDay, parseDay } from '../../lib/calendar.ts';
 
-/** Longest range one request may ask for, both ends included (spec section 8). */
+/** Longest range one request may ask for, both ends included (docs/interface.md section 6). */
 export const MAX_RANGE_DAYS = 31;
 
 

@@ -81,8 +81,8 @@ export function formatCount(value: number): string {
 }
 
 /**
- * Revenue for people, two decimals and no currency symbol: the interface specification does not
- * name the currency, so the page labels it neutrally ("Revenue") and explains why.
+ * Revenue for people, two decimals and no currency symbol: the interface does not name the
+ * currency (docs/interface.md section 2), so the page labels it neutrally ("Revenue") and explains why.
  * Formatted from the decimal string, so no binary rounding can move the last cent.
  */
 export function formatRevenueCents(cents: number): string {

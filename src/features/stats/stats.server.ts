@@ -9,7 +9,7 @@ import { centsToAmount } from './money.ts';
 
 type Db = Kysely<Database>;
 
-/** A stored day as the data interface publishes it (interface spec section 2, DataRecord). */
+/** A stored day as the data interface publishes it (docs/interface.md section 2, DataRecord). */
 export function toDataRecord(row: DailyStatRow): DataRecord {
   return {
     date: row.day,

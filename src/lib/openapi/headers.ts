@@ -1,5 +1,5 @@
 /**
- * Response and request headers of the published API (interface spec section 8), as zod objects
+ * Response and request headers of the published API (docs/interface.md section 6), as zod objects
  * for zod-openapi. The names and meanings are the ones src/features/ratelimit/headers.ts writes
  * and src/server/http.ts serves; the contract tests check every real response against them.
  */

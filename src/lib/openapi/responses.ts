@@ -132,9 +132,6 @@ export function dataUnauthorized(pathname: string, headers: HeaderSchema): Error
   };
 }
 
-/** True when two types are the same both ways: `true satisfies Same<z.infer<typeof X>, Y>` fails to compile when X and Y drift apart. */
-export type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-
 /** The 400 of a JSON-body operation: bad syntax, no body, or invalid fields listed in `errors`. */
 export function invalidBody(description: string, examples: Examples, fieldError: z.ZodType): ErrorSpec {
   return {

@@ -1,5 +1,5 @@
 /**
- * The contact form in Chromium with the proof-of-work check on (issue 20 item 2): the page loads
+ * The contact form in Chromium with the proof-of-work check on: the page loads
  * the ALTCHA widget, the widget solves the server's challenge in a worker under the page's CSP,
  * and the submission carries the solution and is stored; the solution is spent.
  */

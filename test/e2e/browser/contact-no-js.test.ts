@@ -1,22 +1,12 @@
 /**
- * The contact form in Chromium with JavaScript off (issue 20 item 1): it posts natively, an
+ * The contact form in Chromium with JavaScript off: it posts natively, an
  * invalid submission comes back as the contact page with the values kept and each error beside
  * its field, and a good one lands on the thank-you page (303 See Other), stored.
  */
 import { describe, expect, it } from 'vitest';
-import { createDb } from '../../../src/db/create-db.ts';
-import { screenshot, useBrowserSite, withPage } from '../../helpers/browser.ts';
+import { screenshot, storedSubmissions, useBrowserSite, withPage } from '../../helpers/browser.ts';
 
 const { site, browser } = useBrowserSite();
-
-async function stored(databaseUrl: string) {
-  const handle = createDb(databaseUrl);
-  try {
-    return await handle.db.selectFrom('contact_submission').select(['name', 'job_title', 'work_email', 'priority', 'message']).orderBy('id').execute();
-  } finally {
-    await handle.close();
-  }
-}
 
 describe('the contact form without JavaScript', () => {
   it('shows the server’s errors beside the fields with the values kept, then sends and lands on the thank-you page', async () => {
@@ -51,7 +41,7 @@ describe('the contact form without JavaScript', () => {
       expect(await email.inputValue()).toBe('ada..lovelace@example.com');
       expect(await page.getByRole('radio', { name: 'Standard: a question' }).isChecked()).toBe(true);
       expect(await page.getByRole('textbox', { name: /^Message/ }).inputValue()).toBe('Line one\nLine <two> & "three"');
-      expect(await stored(site.databaseUrl)).toEqual([]);
+      expect(await storedSubmissions(site.databaseUrl)).toEqual([]);
       await screenshot(page, 'contact-no-js-invalid');
 
       await email.fill('ada@example.com');
@@ -59,13 +49,13 @@ describe('the contact form without JavaScript', () => {
       expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Thank you, your message was sent');
       await screenshot(page, 'contact-no-js-sent');
       // Browsers send a textarea's line breaks as CRLF (HTML standard, form submission).
-      expect(await stored(site.databaseUrl)).toEqual([
+      expect(await storedSubmissions(site.databaseUrl)).toEqual([
         { name: 'Ada Lovelace', job_title: 'Analyst', work_email: 'ada@example.com', priority: 'standard', message: 'Line one\r\nLine <two> & "three"' },
       ]);
 
       // Reloading the thank-you page sends nothing again (it was reached with GET).
       await page.reload();
-      expect(await stored(site.databaseUrl)).toHaveLength(1);
+      expect(await storedSubmissions(site.databaseUrl)).toHaveLength(1);
     });
   });
 });

@@ -4,19 +4,9 @@
  * state for a good submission, and the submission stored in the server's database.
  */
 import { describe, expect, it } from 'vitest';
-import { createDb } from '../../../src/db/create-db.ts';
-import { withPage, screenshot, useBrowserSite } from '../../helpers/browser.ts';
+import { withPage, screenshot, storedSubmissions, useBrowserSite } from '../../helpers/browser.ts';
 
 const { site, browser } = useBrowserSite();
-
-async function storedSubmissions(databaseUrl: string) {
-  const handle = createDb(databaseUrl);
-  try {
-    return await handle.db.selectFrom('contact_submission').select(['name', 'job_title', 'work_email', 'priority', 'message']).orderBy('id').execute();
-  } finally {
-    await handle.close();
-  }
-}
 
 describe('the contact form', () => {
   it('shows an error beside the email field for an address the browser can tell is wrong, without sending', async () => {

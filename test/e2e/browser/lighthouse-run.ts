@@ -1,6 +1,6 @@
 /**
  * Lighthouse scores for the site's main pages: performance, accessibility, best practices and
- * SEO, each at least THRESHOLD (issue 9). `npm run lighthouse` prints the table and exits 1 under
+ * SEO, each at least THRESHOLD. `npm run lighthouse` prints the table and exits 1 under
  * the threshold; test/e2e/lighthouse.test.ts runs the same function.
  *
  *   node test/e2e/browser/lighthouse-run.ts                 start a seeded server, score it

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { describeWait, retryAfterSeconds, turnsToSend } from '../../../src/features/chat/widget.client.ts';
+import { describeWait, retryAfterSeconds } from '../../../src/lib/retry-after.ts';
+import { turnsToSend } from '../../../src/features/chat/widget-state.client.ts';
 import { linkTarget, sourcesFrom } from '../../../src/features/chat/widget-dom.client.ts';
 
 describe('the widget', () => {

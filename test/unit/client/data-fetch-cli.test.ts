@@ -1,7 +1,7 @@
-/** The command's pure parts: flags, exit codes, output formats. Runs of the program are in test/integration/client-cli.test.ts. */
+/** The command's pure parts: exit codes, messages, output formats, its help. Its flags are tested by running the program, in test/integration/client-cli.test.ts. */
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_BASE_URL, describeFailure, describeSettlement, exitCodeFor, formatRecords, parseCliArgs, USAGE } from '../../../jobs/cli/data-fetch.ts';
+import { DEFAULT_BASE_URL, describeFailure, describeSettlement, exitCodeFor, formatRecords, USAGE } from '../../../jobs/cli/data-fetch.ts';
 import { runCli } from '../../../jobs/cli/run-cli.ts';
 import {
   CONCURRENCY,
@@ -21,21 +21,7 @@ const RECORDS: DataRecord[] = [
   { date: '2025-01-03', txn_count: 7, impr_count: 91, service_revenue: 1234567.89 },
 ];
 
-describe('data-fetch flags', () => {
-  it('defaults to CSV from the local server without a cache', () => {
-    expect(parseCliArgs(['--from', '2025-01-01', '--to', '2025-12-31'])).toEqual({
-      kind: 'run',
-      plan: { from: '2025-01-01', to: '2025-12-31', format: 'csv', baseUrl: DEFAULT_BASE_URL, cacheDir: undefined, concurrency: undefined, token: undefined },
-    });
-    expect(DEFAULT_BASE_URL).toBe('http://127.0.0.1:4321');
-  });
-
-  it('takes every flag', () => {
-    const parsed = parseCliArgs(['--from=2025-01-01', '--to=2025-01-31', '--format', 'json', '--base-url', 'https://d.example', '--cache-dir', '/tmp/c', '--concurrency', '3']);
-    expect(parsed).toEqual({ kind: 'run', plan: { from: '2025-01-01', to: '2025-01-31', format: 'json', baseUrl: 'https://d.example', cacheDir: '/tmp/c', concurrency: 3, token: undefined } });
-    expect(parseCliArgs(['-h'])).toEqual({ kind: 'help' });
-  });
-
+describe('data-fetch --help', () => {
   it('shows every flag with its default in --help', async () => {
     const stdout = new PassThrough();
     let help = '';
@@ -52,38 +38,6 @@ describe('data-fetch flags', () => {
     expect(lineOf('--cache-dir')).toContain('(default: no cache)');
   });
 
-  it('takes the API key from --token, else from DATA_API_TOKEN (empty counts as unset)', () => {
-    const token = (args: string[], env: Record<string, string> = {}) => {
-      const parsed = parseCliArgs(['--from', '2025-01-01', '--to', '2025-01-31', ...args], env);
-      return parsed.kind === 'run' ? parsed.plan.token : parsed.kind;
-    };
-    expect(token(['--token', 'flag-key'], { DATA_API_TOKEN: 'env-key' })).toBe('flag-key');
-    expect(token([], { DATA_API_TOKEN: 'env-key' })).toBe('env-key');
-    expect(token([], { DATA_API_TOKEN: '' })).toBeUndefined();
-    expect(token([])).toBeUndefined();
-  });
-
-  it('explains what is wrong with the flags', () => {
-    const messages = [
-      ['--from', '2025-01-01'],
-      ['--from', '2025-01-01', '--to', '2025-01-02', '--format', 'xml'],
-      ['--from', '2025-01-01', '--to', '2025-01-02', '--concurrency', 'two'],
-      ['--from', '2025-01-01', '--to', '2025-01-02', '--verbose'],
-      ['--from', '2025-02-01', '--to', '2025-01-31'],
-    ].map((args) => {
-      const parsed = parseCliArgs(args);
-      return parsed.kind === 'usage' ? parsed.message.split('\n')[0] : parsed.kind;
-    });
-    expect(messages).toMatchInlineSnapshot(`
-      [
-        "--from and --to are both required",
-        "--format must be csv or json, got "xml"",
-        "--concurrency must be a whole number, got "two"",
-        "Unknown option '--verbose'",
-        "--to 2025-01-31 is before --from 2025-02-01",
-      ]
-    `);
-  });
 });
 
 describe('data-fetch exit codes', () => {

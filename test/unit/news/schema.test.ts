@@ -243,7 +243,7 @@ describe('createdAtProblem', () => {
 });
 
 describe('NewsArticle', () => {
-  it('is the resource of the interface spec: id, heading, subheading, imageUrl, link, createdAt', () => {
+  it('is the resource of docs/interface.md section 2: id, heading, subheading, imageUrl, link, createdAt', () => {
     expect(Object.keys(NewsArticle.shape)).toEqual(['id', 'heading', 'subheading', 'imageUrl', 'link', 'createdAt']);
   });
 

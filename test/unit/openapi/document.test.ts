@@ -1,6 +1,6 @@
 /**
  * The published OpenAPI document: valid OpenAPI 3.1 by a maintained parser, and complete with
- * respect to the interface spec (every operation, section 7 status and section 8 header), with
+ * respect to docs/interface.md (every operation, section 5 status and section 6 header), with
  * examples that satisfy their own schemas.
  */
 import { compileErrors, dereference, validate } from '@readme/openapi-parser';
@@ -102,7 +102,7 @@ describe('the OpenAPI document', () => {
     expect(body('get', '/api/v1/public/data', 'application/json')['schema']).toEqual({ $ref: '#/components/schemas/DataResponse' });
   });
 
-  it('documents every error status of spec section 7 with its body', () => {
+  it('documents every error status of docs/interface.md section 5 with its body', () => {
     const problem = (method: string, path: string, status: string) =>
       operation(method, path)['responses'][status]?.['content']?.['application/problem+json']?.['schema'] as Json | undefined;
     for (const { path, status, code } of [
@@ -269,7 +269,7 @@ describe('the examples of the OpenAPI document', () => {
   });
 });
 
-describe('the document says what the server enforces (issue 16)', () => {
+describe('the document says what the server enforces', () => {
   it('accepts the JSON media types the body reader accepts, on both write operations, and forms on contact', () => {
     expect(Object.keys(operation('post', '/api/chat')['requestBody']['content'] as object).sort()).toEqual(['application/*+json', 'application/json']);
     expect(Object.keys(operation('post', '/api/contact')['requestBody']['content'] as object).sort()).toEqual(['application/*+json', 'application/json', 'application/x-www-form-urlencoded']);

@@ -3,7 +3,7 @@ import { loadConfig } from '../../../src/app/config.ts';
 import { policiesFromConfig, RATE_LIMIT_DEFAULTS } from '../../../src/features/ratelimit/policies.ts';
 
 describe('policies', () => {
-  it('use the issue’s defaults', () => {
+  it('use the documented defaults', () => {
     const p = policiesFromConfig(loadConfig({}));
     const summary = Object.fromEntries(Object.entries(p).map(([k, ws]) => [k, ws.map((w) => `${w.name} ${w.limit}/${w.periodSeconds}s ${w.kind}`)]));
     expect(summary).toMatchInlineSnapshot(`
