@@ -25,6 +25,23 @@ export const NAV: readonly NavItem[] = [
   { label: 'API docs', href: '/docs/api/' },
 ];
 
+/**
+ * Titles of the site's own pages and files by path (as news/related-link.ts sitePathKey writes
+ * it), for links that name their target, such as an article's related page. A page's title is its
+ * <title> without the site name (pages.test.ts checks that they agree); a file is named as the
+ * footer names it. Articles are named by their heading, from the collection.
+ */
+export const PAGE_TITLES: Readonly<Record<string, string>> = {
+  '/': SITE_NAME,
+  '/news/': 'News',
+  [`${PATHS.stats}/`]: 'Daily statistics',
+  '/contact/': 'Contact',
+  '/docs/api/': 'API reference',
+  [PATHS.sellers]: 'sellers.json',
+  '/rss.xml': 'News feed (RSS)',
+  [PATHS.news]: 'News API (JSON)',
+};
+
 /** Whether `href` is the current section for `pathname` (aria-current in the navigation). */
 export function isCurrent(href: string, pathname: string): boolean {
   const path = pathname.endsWith('/') ? pathname : `${pathname}/`;

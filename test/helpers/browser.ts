@@ -181,7 +181,7 @@ export interface WatchedPage {
   close(): Promise<void>;
 }
 
-export interface WatchOptions extends Pick<BrowserContextOptions, 'javaScriptEnabled' | 'viewport' | 'colorScheme'> {
+export interface WatchOptions extends Pick<BrowserContextOptions, 'javaScriptEnabled' | 'viewport' | 'colorScheme' | 'locale'> {
   expected?: ExpectedFailure[];
   /**
    * URLs whose successful responses the page reads with `response.body.getReader()`. Chromium

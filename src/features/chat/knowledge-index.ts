@@ -12,7 +12,7 @@
  */
 import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { boundedEditDistance } from './edit-distance.ts';
+import { boundedEditDistance } from '../../lib/edit-distance.ts';
 import { INDEX_FORMAT, reversedTerm, writeKnowledgeIndex, type Corpus } from './index-writer.ts';
 import type { Passage } from './passages.ts';
 

@@ -9,6 +9,7 @@
  * the file).
  */
 import { z } from 'zod';
+import { boundedEditDistance } from '../../lib/edit-distance.ts';
 import { NEWS_PAGES_SEGMENT } from './pagination.ts';
 
 /** An article id: the file name without `.md`, lower-case words joined by hyphens. */
@@ -202,11 +203,32 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** A field name as compared for suggestions: case, hyphens and underscores do not count. */
+const comparable = (name: string): string[] => Array.from(name.toLowerCase().replace(/[-_]/g, ''));
+const COMPARABLE_FIELDS = FRONTMATTER_FIELDS.map((field) => ({ field, chars: comparable(field) }));
+
+/**
+ * The known field an unknown one most likely meant, or undefined: the nearest by edit distance
+ * (a swap of neighbours counts as one edit), within one edit for names of up to four characters
+ * and two for longer ones, so that "subheadng", "hedaing" and "Created_At" find their field
+ * and "author" finds none. Ties go to the field listed first.
+ */
+export function suggestField(key: string): string | undefined {
+  const chars = comparable(key);
+  const allowance = chars.length <= 4 ? 1 : 2;
+  let best: { field: string; distance: number } | undefined;
+  for (const { field, chars: candidate } of COMPARABLE_FIELDS) {
+    const distance = boundedEditDistance(chars, candidate, allowance, { transpositions: true });
+    if (distance <= allowance && (!best || distance < best.distance)) best = { field, distance };
+  }
+  return best?.field;
+}
+
 /** Refuse fields the schema does not know (a typo such as `subHeading` would otherwise vanish). */
 function checkUnknownFields(data: Record<string, unknown>, ctx: z.RefinementCtx): void {
   for (const key of Object.keys(data)) {
     if (FRONTMATTER_FIELDS.includes(key)) continue;
-    const near = FRONTMATTER_FIELDS.find((field) => field.toLowerCase() === key.toLowerCase().replace(/[-_]/g, ''));
+    const near = suggestField(key);
     ctx.addIssue({
       code: 'custom',
       path: [key],

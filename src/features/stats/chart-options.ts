@@ -40,7 +40,6 @@ export const CHART_HEIGHT = 150;
 const DAY_S = 86_400;
 /** Whole-number tick steps (1, 2, 5, 10, 20, 50, ...): counts and currency amounts need no 0.5 ticks. */
 const Y_INCRS = Array.from({ length: 13 }, (_, power) => [1, 2, 5].map((m) => m * 10 ** power)).flat();
-const SHORT_DATE = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' });
 
 /** Start of a YYYY-MM-DD day in epoch seconds (uPlot's time unit). */
 export function daySeconds(date: string): number {
@@ -83,7 +82,8 @@ export function chartOptions(key: SeriesKey, width: number, theme: ChartTheme): 
   return {
     width,
     height: CHART_HEIGHT,
-    padding: [10, 10, 0, 0],
+    // Top, right, bottom, left: on the right, room for half a day label centred on the last tick.
+    padding: [10, 36, 0, 0],
     // Days are UTC days; uPlot would otherwise place day ticks at local midnights.
     tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
     // One cursor across the three charts: hovering a day shows its three values.
@@ -103,8 +103,10 @@ export function chartOptions(key: SeriesKey, width: number, theme: ChartTheme): 
         grid: { show: false },
         ticks: { stroke: grid, width: 1, size: 4 },
         incrs: [DAY_S, 2 * DAY_S, 7 * DAY_S, 14 * DAY_S, 28 * DAY_S],
-        space: 52,
-        values: (_u, splits) => splits.map((s) => SHORT_DATE.format(new Date(s * 1000))),
+        // Ticks are YYYY-MM-DD like the table, the form and its hint (ISO 8601), whatever the
+        // reader's locale; room for ten characters between them.
+        space: 84,
+        values: (_u, splits) => splits.map((s) => formatDay(Math.floor(s / DAY_S))),
       },
       {
         stroke: text,

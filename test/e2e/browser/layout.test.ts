@@ -1,10 +1,13 @@
 /**
  * What a visitor sees of the page shell at a phone's width (390 CSS px, an iPhone 12 to 15) and a
  * laptop's (1280 px), on every kind of page: the navigation on one line, nothing wider than the
- * viewport, the floating assistant button clear of the footer's links once the page is scrolled
- * to the end. Screenshots of each go to test-results/screenshots/layout-<page>-<width>.png.
+ * viewport, the assistant's button clear of the footer's links once the page is scrolled to the
+ * end. Screenshots of each go to test-results/screenshots/layout-<page>-<width>.png.
+ * At 375 and 1280 px, on the home page, /stats/ and an article: the assistant's button clear of
+ * every piece of content at every scroll position (screenshots chat-clear-<page>-<width>.png).
  * Also the small things a browser asks for on its own: /favicon.ico, /docs, the charset of /stats/.
  */
+import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { screenshot, useBrowserSite, withPage } from '../../helpers/browser.ts';
@@ -63,6 +66,64 @@ describe.each(WIDTHS)('the page shell at %i px', (width) => {
       expect(links.filter((link) => overlaps(toggle, link)).map((l) => l.label)).toEqual([]);
 
       await screenshot(page, `layout-${name}-${width}`);
+    });
+  });
+});
+
+/**
+ * The assistant's button must never hide what a reader came for: at a phone's width (375 px, the
+ * narrowest common one) and a laptop's, on the home page, /stats/ and an article, its box meets no
+ * content element's box at any scroll position from the top of the page to its end (a fixed
+ * button slides over different content as the page scrolls, so one position proves nothing).
+ */
+const CONTENT_PAGES = [
+  { name: 'home', path: '/' },
+  { name: 'stats', path: '/stats/' },
+  { name: 'article', path: '/news/contact-priorities/' },
+] as const;
+
+/** What a reader reads or operates: cards, table cells, headings, paragraphs, links, form fields, figures. */
+const CONTENT = 'li, article, td, th, caption, h1, h2, h3, h4, p, a, label, input, select, textarea, button, img, canvas, pre';
+
+/** Every visible content element (outside the assistant's own widget) the toggle's box meets, at the current scroll position. */
+async function contentUnderToggle(page: Page): Promise<Array<{ element: string; scrollY: number }>> {
+  return page.evaluate((selector) => {
+    const toggle = document.querySelector('[data-chat-toggle]');
+    if (!toggle) throw new Error('no chat toggle on the page');
+    const t = toggle.getBoundingClientRect();
+    const widget = toggle.closest('[data-chat]')!;
+    return [...document.querySelectorAll(selector)]
+      .filter((el) => !widget.contains(el) && !el.contains(toggle) && el.checkVisibility({ visibilityProperty: true }))
+      .filter((el) => {
+        const r = el.getBoundingClientRect();
+        // 1 px boxes are visually hidden text (.visually-hidden), not something that can be covered.
+        return r.width > 1 && r.height > 1 && t.left < r.right && r.left < t.right && t.top < r.bottom && r.top < t.bottom;
+      })
+      .map((el) => ({ element: `${el.tagName.toLowerCase()} "${(el.textContent ?? '').trim().replace(/\s+/g, ' ').slice(0, 40)}"`, scrollY: Math.round(window.scrollY) }));
+  }, CONTENT);
+}
+
+describe.each([
+  { width: 375, height: 812 },
+  { width: 1280, height: 800 },
+])('the assistant\'s button at $width px', (viewport) => {
+  it.each(CONTENT_PAGES)('covers no content of $path at any scroll position', async ({ name, path }) => {
+    await withPage(browser, { viewport }, async (page) => {
+      const response = await page.goto(`${site.url}${path}`, { waitUntil: 'networkidle' });
+      expect(response?.status()).toBe(200);
+      const shot = await screenshot(page, `chat-clear-${name}-${viewport.width}`);
+      expect(readFileSync(shot).subarray(1, 4).toString('latin1')).toBe('PNG');
+
+      const covered: Array<{ element: string; scrollY: number }> = [];
+      const { scrollHeight } = await page.evaluate(() => ({ scrollHeight: document.documentElement.scrollHeight }));
+      // Steps of a third of the viewport, then the very end.
+      for (let y = 0; y < scrollHeight; y += Math.floor(viewport.height / 3)) {
+        await page.evaluate((top) => window.scrollTo({ top, behavior: 'instant' }), y);
+        covered.push(...(await contentUnderToggle(page)));
+      }
+      await page.evaluate(() => window.scrollTo({ top: document.documentElement.scrollHeight, behavior: 'instant' }));
+      covered.push(...(await contentUnderToggle(page)));
+      expect(covered).toEqual([]);
     });
   });
 });

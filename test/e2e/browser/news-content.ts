@@ -12,6 +12,8 @@ export interface ContentArticle {
   heading: string;
   createdAt: string;
   draft: boolean;
+  /** The related page as written (a URL or a site path), or null. */
+  link: string | null;
   /** The first paragraph of the body as a reader sees it (Markdown marks removed, spaces collapsed). */
   firstParagraph: string;
 }
@@ -40,6 +42,7 @@ export function readArticles(dir = 'content/news'): ContentArticle[] {
         heading,
         createdAt,
         draft: rawTopLevelScalar(raw, 'draft') === 'true',
+        link: rawTopLevelScalar(raw, 'link') ?? null,
         firstParagraph: plainText(body.split(/\r?\n\s*\r?\n/)[0] ?? ''),
       };
     });

@@ -5,6 +5,7 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { withPage, screenshot, useBrowserSite } from '../../helpers/browser.ts';
+import { SITE_NAME } from '../../../src/components/site.ts';
 import { NEWS_PAGE_SIZE } from '../../../src/features/news/pagination.ts';
 import { draftArticles, publishedArticles } from './news-content.ts';
 
@@ -64,6 +65,25 @@ describe('the news pages', () => {
       expect(newest.firstParagraph.length).toBeGreaterThan(20);
       expect(text).toContain(newest.firstParagraph);
       await screenshot(page, 'article');
+    });
+  });
+
+  it('names a related page on this site by its title, never by its path', async () => {
+    const withSitePath = published.filter((a) => a.link?.startsWith('/'));
+    expect(withSitePath.length).toBeGreaterThan(0);
+    await withPage(browser, async (page) => {
+      for (const article of withSitePath) {
+        await page.goto(`${site.url}/news/${article.id}/`);
+        const related = page.locator('.article__link a');
+        const text = (await related.textContent())?.trim();
+        expect(text, article.id).not.toBe(article.link);
+        expect(await related.getAttribute('href')).toBe(article.link);
+        // The label is the target's own title when the target is a page (<title> less the site name).
+        const target = await page.request.get(`${site.url}${article.link}`);
+        if (!target.headers()['content-type']?.startsWith('text/html')) continue;
+        const title = /<title>([^<]*)<\/title>/.exec(await target.text())?.[1];
+        expect(title?.replace(` · ${SITE_NAME}`, ''), article.id).toBe(text);
+      }
     });
   });
 

@@ -87,6 +87,28 @@ describe('the stats page', () => {
     });
   });
 
+  it('writes every day as YYYY-MM-DD, as its hint says, in a browser set to American English', async () => {
+    await withPage(browser, { locale: 'en-US' }, async (page) => {
+      await page.goto(`${site.url}/stats/`, { waitUntil: 'networkidle' });
+      const iso = /^\d{4}-\d{2}-\d{2}$/;
+      expect(await page.locator('#range-hint').textContent()).toContain('YYYY-MM-DD');
+      for (const label of ['From', 'To']) {
+        const field = page.getByLabel(label, { exact: true });
+        // A date control would show its value as 10/25/2026 here whatever the value is: a text
+        // field shows exactly its value.
+        expect(await field.evaluate((input) => (input as HTMLInputElement).type), label).toBe('text');
+        expect(await field.inputValue(), label).toMatch(iso);
+      }
+      const days = await statsTable(page).locator('tbody th time').allTextContents();
+      expect(days.length).toBe(31);
+      for (const day of days) expect(day).toMatch(iso);
+      const text = await page.locator('main').innerText();
+      expect(text).not.toMatch(/\b\d{1,2}\/\d{1,2}\/\d{2,4}\b/);
+      expect(text).not.toMatch(/\b\d{1,2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)/);
+      expect(text).toContain(`Showing ${utcDay(-31)} to ${utcDay(-1)}`);
+    });
+  });
+
   it('shows the data API’s message for a range longer than 31 days, keeping the figures shown', async () => {
     await withPage(browser, { expected: [{ url: /\/api\/v1\/public\/data\?/, status: 400 }] }, async (page) => {
       await page.goto(`${site.url}/stats/`, { waitUntil: 'networkidle' });
@@ -100,7 +122,7 @@ describe('the stats page', () => {
       expect(await alert.getAttribute('role')).toBe('alert');
       expect(await alert.textContent()).toMatch(/^Invalid range: /);
       // The field(s) the message blames are marked and point at it.
-      const marked = await page.locator('input[type="date"][aria-invalid="true"]').evaluateAll((inputs) => inputs.map((i) => i.getAttribute('aria-describedby')));
+      const marked = await page.locator('[data-stats-form] input[aria-invalid="true"]').evaluateAll((inputs) => inputs.map((i) => i.getAttribute('aria-describedby')));
       expect(marked.length).toBeGreaterThan(0);
       for (const describedBy of marked) expect(describedBy?.split(' ')).toContain('stats-error');
       expect(await statsTable(page).locator('tbody tr').count()).toBe(31);

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ARTICLE_ID, NewsArticle, NewsFrontmatter, articleIdProblem, createdAtProblem } from '../../../src/features/news/schema.ts';
+import { ARTICLE_ID, NewsArticle, NewsFrontmatter, articleIdProblem, createdAtProblem, suggestField } from '../../../src/features/news/schema.ts';
 import { frontmatterOf, readArticles } from './articles.ts';
 
 /** Each issue as "path: message", the way Astro prints them under the file name. */
@@ -186,6 +186,33 @@ describe('NewsFrontmatter', () => {
         "author: unknown field "author": the fields are heading, subheading, imageUrl, imageAlt, imageWidth, imageHeight, link, createdAt, draft",
       ]
     `);
+  });
+
+  it('suggests the field a typo stands for, not only a slip of case', () => {
+    expect(problems({ ...valid, subheadng: 'typo', hedaing: 'swap', Draft: true })).toMatchInlineSnapshot(`
+      [
+        "subheadng: unknown field "subheadng": did you mean "subheading"?",
+        "hedaing: unknown field "hedaing": did you mean "heading"?",
+        "Draft: unknown field "Draft": did you mean "draft"?",
+      ]
+    `);
+  });
+
+  it.each([
+    ['subheadng', 'subheading'],
+    ['Subheding', 'subheading'],
+    ['created', 'createdAt'],
+    ['created_at', 'createdAt'],
+    ['imageWidht', 'imageWidth'],
+    ['imgUrl', 'imageUrl'],
+    ['lnk', 'link'],
+    ['drafts', 'draft'],
+  ])('suggests for %j the field %j', (key, field) => {
+    expect(suggestField(key)).toBe(field);
+  });
+
+  it.each(['author', 'tags', 'title', 'url', 'date', 'image', 'alt', 'id'])('suggests nothing for %j, which is no near miss of a field', (key) => {
+    expect(suggestField(key)).toBeUndefined();
   });
 
   it('reports a misspelt field together with the missing field it stands for', () => {

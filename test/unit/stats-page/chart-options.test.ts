@@ -53,9 +53,9 @@ describe('chart options', () => {
     expect(y(u, 0, 0, 'y')).toEqual([0, 1]);
   });
 
-  it('labels the day axis with short UTC dates and the value axis compactly', () => {
+  it('labels the day axis with YYYY-MM-DD UTC days, as the table and the form write them, and the value axis compactly', () => {
     const [dayAxis, valueAxis] = chartOptions('impr', 300, THEME).axes!;
-    expect((dayAxis!.values as AxisValues)(u, [daySeconds('2026-03-20')], 0, 0, 0)).toEqual(['20 Mar']);
+    expect((dayAxis!.values as AxisValues)(u, [daySeconds('2026-03-20'), daySeconds('2026-10-25')], 0, 0, 0)).toEqual(['2026-03-20', '2026-10-25']);
     expect((valueAxis!.values as AxisValues)(u, [0, 1200, 2_500_000], 1, 0, 0)).toEqual(['0', '1.2k', '2.5m']);
   });
 
