@@ -24,7 +24,7 @@ import { CONTACT_LIMITS } from '../contact/contact.ts';
 import type { RateLimitSettings } from '../ratelimit/policies.ts';
 import { MAX_RANGE_DAYS } from '../stats/date-range.ts';
 import { CHAT_LIMITS } from './chat-request.ts';
-import { boundedEditDistance } from './edit-distance.ts';
+import { boundedEditDistance } from '../../lib/edit-distance.ts';
 import type { KnowledgeDoc } from './passages.ts';
 
 /** A whole number a page states, what it counts, and where its value comes from. */
