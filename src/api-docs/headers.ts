@@ -138,7 +138,7 @@ export const DataSettlementHeaders = z.object({
     .regex(/^\d{4}-\d{2}-\d{2}$/)
     .meta({
       description:
-        'The last settled UTC day, YYYY-MM-DD: no scheduled materialisation rewrites it or any earlier day (the nightly run rewrites only the last three complete days), so the records of these days may be cached forever. Moves at 00:00 UTC.',
+        'The last settled UTC day, YYYY-MM-DD: no scheduled materialisation rewrites it or any earlier day (the nightly run rewrites only the last three complete days), so the records of these days may be kept; revalidate them with If-None-Match, since an operator may still restate one (the ETag then changes). Moves at 00:00 UTC.',
       examples: ['2026-07-27'],
     }),
   'X-Data-Missing-Days': z
