@@ -1,15 +1,16 @@
 /**
  * Fetch daily statistics of any date range from the community data interface, for integrators
  * and operators: the data client (src/client/data-client.ts) with a progress bar, an on-disk
- * cache of settled months, and one record per day on stdout.
+ * cache of each month's last answer (revalidated on every run: a 304 costs no daily quota, and a
+ * day the server restated comes back with its new figures), and one record per day on stdout.
  *
  *   npm run -s data:fetch -- --from 2025-01-01 --to 2025-12-31 [--format csv|json]
  *                            [--base-url URL] [--cache-dir DIR] [--concurrency N] [--token KEY]
  *
  * An API key comes from --token or, better (it then stays out of shell history and `ps`), from
  * the DATA_API_TOKEN environment variable; it is sent as `Authorization: Bearer <key>` and never
- * printed. stderr ends with a summary: requests, cache hits, the server's last settled day and
- * the days that had no record.
+ * printed. stderr ends with a summary: requests, months the cache answered (304), the server's
+ * last settled day, the days that had no record, and the days restated since they were cached.
  *
  * Exit status follows sysexits(3), so scripts can tell what to do next:
  *   0 ok · 64 usage (bad flags or dates) · 65 the server refused the request (400 SVC1005)
@@ -145,13 +146,23 @@ export function describeFailure(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** Up to six days as a list, more as the first three and the last. */
+function listDays(days: readonly string[]): string {
+  return days.length > 6 ? `${days.slice(0, 3).join(', ')} ... ${days.at(-1)}` : days.join(', ');
+}
+
 /** The summary's second line: which days are final, which had no record. */
-export function describeSettlement(settledThrough: string | undefined, missingDays: readonly string[], requests: number): string {
-  const settled =
-    settledThrough !== undefined ? `days up to ${settledThrough} are final` : requests === 0 ? 'every day came from the cache (final)' : 'the server did not say which days are final';
+export function describeSettlement(settledThrough: string | undefined, missingDays: readonly string[]): string {
+  const settled = settledThrough !== undefined ? `days up to ${settledThrough} are final` : 'the server did not say which days are final';
   if (missingDays.length === 0) return `${settled}; no day missing`;
-  const shown = missingDays.length > 6 ? `${missingDays.slice(0, 3).join(', ')} ... ${missingDays.at(-1)}` : missingDays.join(', ');
-  return `${settled}; ${missingDays.length} day${missingDays.length === 1 ? '' : 's'} without a record yet (${shown})`;
+  return `${settled}; ${missingDays.length} day${missingDays.length === 1 ? '' : 's'} without a record yet (${listDays(missingDays)})`;
+}
+
+/** The summary's line on restated days (an operator's correction of final figures), if any. */
+export function describeRestated(restatedDays: readonly string[]): string | undefined {
+  if (restatedDays.length === 0) return undefined;
+  const days = `${restatedDays.length} day${restatedDays.length === 1 ? '' : 's'}`;
+  return `${days} restated by the server since cached as final, now with the new figures (${listDays(restatedDays)})`;
 }
 
 /**
@@ -227,12 +238,14 @@ async function main({ values }: Cli<typeof USAGE.options>): Promise<number> {
     // The windows are known up front (and the flags checked) before anything is sent.
     bar = progress(planRequest(options).windows.length, 'fetching', { unit: 'windows' });
     bar.update(0, { status: 'starting' });
-    const { records, settledThrough, missingDays } = await fetchDailyStats(options);
+    const { records, settledThrough, missingDays, restatedDays } = await fetchDailyStats(options);
     bar?.stop();
     await write(formatRecords(records, plan.format));
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
-    process.stderr.write(`data-fetch: ${records.length} days from ${plan.from} to ${plan.to}; ${counter.requests} requests, ${fromCache} windows from cache, ${seconds} s\n`);
-    process.stderr.write(`data-fetch: ${describeSettlement(settledThrough, missingDays, counter.requests)}\n`);
+    process.stderr.write(`data-fetch: ${records.length} days from ${plan.from} to ${plan.to}; ${counter.requests} requests, ${fromCache} windows from cache (304), ${seconds} s\n`);
+    process.stderr.write(`data-fetch: ${describeSettlement(settledThrough, missingDays)}\n`);
+    const restated = describeRestated(restatedDays);
+    if (restated !== undefined) process.stderr.write(`data-fetch: ${restated}\n`);
     return EXIT.ok;
   } catch (error) {
     bar?.stop();
@@ -244,7 +257,7 @@ async function main({ values }: Cli<typeof USAGE.options>): Promise<number> {
     if (code === EXIT.usage) throw new UsageError(describeFailure(error));
     // A bug: run-cli prints it with its stack.
     if (code === EXIT.software) throw error;
-    const resumable = error instanceof DailyQuotaExceededError && plan.cacheDir !== undefined ? ` (settled months fetched so far are kept in ${plan.cacheDir})` : '';
+    const resumable = error instanceof DailyQuotaExceededError && plan.cacheDir !== undefined ? ` (months fetched so far are kept in ${plan.cacheDir}; revalidating them costs no daily quota)` : '';
     process.stderr.write(`data-fetch: ${describeFailure(error)}${resumable}\n`);
     return code;
   } finally {

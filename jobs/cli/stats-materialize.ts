@@ -8,13 +8,17 @@
  *
  * A running server keeps cached responses for at most 60 s, so backfilled days show up there
  * within a minute; clients honouring the long Cache-Control of settled ranges may keep an older
- * copy for up to a day. Exits 0 when every day was written; when it stopped early (the days
- * written before stay) 69, 75 or 70 as run-cli.ts classifies the cause.
+ * copy for up to a day. Rewriting a settled day with other figures is a restatement: stdout
+ * names each such day with its old and new figures (restatement.ts), and clients that
+ * revalidate (the data client does, docs/restatements.md) get the new ones. Exits 0 when every
+ * day was written; when it stopped early (the days written before stay) 69, 75 or 70 as
+ * run-cli.ts classifies the cause.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DbHandle } from '../../src/db/create-db.ts';
 import { checkDay, dayOfInstant, formatDay } from '../../src/lib/calendar.ts';
 import { type LockedRun, type MaterializeResult, materialize, materializeMissing, withStatsLock } from '../../src/features/stats/materialize.server.ts';
+import { describeRestatement } from '../../src/features/stats/restatement.ts';
 import { earliestEventAt } from '../../src/features/stats/stats.server.ts';
 import { progress } from './progress-bar.ts';
 import { CommandFailed, runCli, UsageError } from './run-cli.ts';
@@ -78,10 +82,20 @@ if (import.meta.main) {
       await sleep(2_000);
     }
     bar.stop();
-    const { days, error } = outcome.value;
+    const { days, restated = [], error } = outcome.value;
     const seconds = ((performance.now() - started) / 1000).toFixed(2);
-    if (error) throw new CommandFailed(`failed after ${days} days (${seconds} s)`, { cause: error });
+    const reportRestated = () => {
+      for (const restatement of restated) stdout.write(`stats-materialize: restated ${describeRestatement(restatement)}\n`);
+      if (restated.length === 0) return;
+      stdout.write(`stats-materialize: ${restated.length} settled day${restated.length === 1 ? '' : 's'} restated (already served as final); clients that revalidate see the new figures within a minute (docs/restatements.md).\n`);
+    };
+    if (error) {
+      // Committed before the failure: said all the same, so the operator can tell integrators.
+      reportRestated();
+      throw new CommandFailed(`failed after ${days} days (${seconds} s)`, { cause: error });
+    }
     stdout.write(`stats-materialize: ${days} days materialised in ${seconds} s${plan.kind === 'range' ? ` (${plan.from} to ${plan.to})` : ' (missing days)'} into ${handle.target}.\n`);
+    reportRestated();
     return 0;
   });
 }

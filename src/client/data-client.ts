@@ -4,7 +4,7 @@
  *
  *   import { getDailyStats } from 'adtech-site/client';
  *   const records = await getDailyStats({ from: '2025-01-01', to: '2025-12-31', baseUrl: 'https://data.example' });
- *   const { records, settledThrough, missingDays } = await fetchDailyStats({ ... });
+ *   const { records, settledThrough, missingDays, restatedDays } = await fetchDailyStats({ ... });
  *
  * It runs unchanged in browsers and Node 22+: nothing beyond the platform's fetch,
  * AbortSignal, URL, Headers and performance, and no import from the rest of the project.
@@ -18,8 +18,9 @@
  *   jitter, a bounded number of times; transient failures (network, 5xx) likewise;
  * - sends an API key as `Authorization: Bearer <token>` when given one, and surfaces a refused
  *   key as `UnauthorizedError` (401, not retried);
- * - keeps the days up to the server's last settled day (`X-Data-Settled-Through`) in a cache
- *   for good, so asking again costs a request only for the days after it;
+ * - keeps each window's last answer with its ETag and revalidates it on every call
+ *   (If-None-Match): an unchanged window comes back as a 304, which costs no body and no daily
+ *   quota, and a changed one, even a settled day an operator restated, as the new records;
  * - stops everything, waits included, when the AbortSignal fires.
  */
 import { checkDay, formatDay } from '../lib/calendar.ts';
@@ -28,16 +29,16 @@ import type { DataRecord } from './data-record.ts';
 import { monthWindows, type DateWindow } from './date-windows.ts';
 import { InvalidArgumentError } from './errors.ts';
 import { fetchWindow, type FetchLike, type WaitNotice, type WindowContext } from './fetch-window.ts';
-import { cachedRun, missingDays, restOf, settledByClock, settledRun } from './settled-days.ts';
+import { missingDays, restatedDays, settledByClock } from './settled-days.ts';
 import { createPacer } from './pacer.ts';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './rate-pacing.ts';
-import { copyRecords, sharedMemoryCache, windowCacheKey, type WindowCache } from './window-cache.ts';
+import { copyRecords, sharedMemoryCache, storedAnswerOf, windowCacheKey, type StoredAnswer, type WindowCache } from './window-cache.ts';
 
 export type { DataRecord } from './data-record.ts';
 export type { DateWindow } from './date-windows.ts';
 export type { FetchLike, WaitNotice } from './fetch-window.ts';
 export type { RetryPolicy } from './rate-pacing.ts';
-export type { WindowCache } from './window-cache.ts';
+export type { StoredAnswer, WindowCache } from './window-cache.ts';
 export { windowCacheKey } from './window-cache.ts';
 export * from './errors.ts';
 
@@ -54,7 +55,7 @@ export interface WindowProgress {
   total: number;
   /** The window just finished. */
   window: DateWindow;
-  /** True when it came from the cache, without a request. */
+  /** True when its records came from the cache: the server confirmed them with a 304 Not Modified. */
   fromCache: boolean;
 }
 
@@ -74,7 +75,10 @@ export interface GetDailyStatsOptions {
    * without one, under the anonymous limits. Never logged or put in an error message.
    */
   token?: string | undefined;
-  /** Where settled days are kept (default: one in-memory cache shared by every call); `false` for none. */
+  /**
+   * Where each window's last answer is kept with its ETag, to be revalidated on the next call
+   * (default: one in-memory cache shared by every call); `false` for none.
+   */
   cache?: WindowCache | false | undefined;
   /** The fetch to use (default `globalThis.fetch`); tests and proxies inject their own. */
   fetch?: FetchLike | undefined;
@@ -83,8 +87,8 @@ export interface GetDailyStatsOptions {
   /** Called before each wait imposed by the limits or a retry. */
   onWait?: ((notice: WaitNotice) => void) | undefined;
   /**
-   * Wall clock deciding which days are settled when the server does not say so itself (no
-   * X-Data-Settled-Through header; default `Date.now`). Waits always use real time.
+   * Wall clock deciding which days are settled, for `restatedDays`, when the server does not say
+   * so itself (no X-Data-Settled-Through header; default `Date.now`). Waits always use real time.
    */
   now?: (() => number) | undefined;
   /** Attempts and backoff bounds per window (defaults: 5 attempts, 500 ms base, 30 s cap). */
@@ -99,6 +103,13 @@ interface Plan {
   concurrency: number;
   retry: RetryPolicy;
   token: string | undefined;
+  /**
+   * Whether the client revalidates stored answers itself (If-None-Match). Not from a page of
+   * another origin without a token: If-None-Match is no CORS-safelisted request header, so each
+   * call would need a preflight first. There the browser's own HTTP cache revalidates instead
+   * (`cache: 'no-cache'`: the validators it adds are no author headers), and nothing is stored.
+   */
+  conditional: boolean;
 }
 
 /** What a call returns beside the records: what the server said about their finality. */
@@ -107,8 +118,8 @@ export interface DailyStats {
   records: DataRecord[];
   /**
    * The latest last settled day the server named (X-Data-Settled-Through, YYYY-MM-DD) during
-   * this call: the records up to it are final. Undefined when no request was needed (every day
-   * came from the cache, hence settled) or the server does not send the header.
+   * this call: no scheduled run rewrites the records up to it. Undefined when the server does not
+   * send the header.
    */
   settledThrough: string | undefined;
   /**
@@ -117,6 +128,12 @@ export interface DailyStats {
    * Ask for them again later.
    */
   missingDays: string[];
+  /**
+   * Days of the range that were settled when the cache last had them and whose figures the
+   * server has changed since (an operator's correction, docs/restatements.md), ascending. The
+   * records hold the new figures.
+   */
+  restatedDays: string[];
 }
 
 /** RFC 6750 section 2.1 `b64token`: what may follow `Bearer ` in an Authorization header. */
@@ -178,7 +195,13 @@ export function planRequest(options: GetDailyStatsOptions): Plan {
   if (token !== undefined && (typeof token !== 'string' || !B64TOKEN.test(token))) {
     throw new InvalidArgumentError('token', 'must be an API key of letters, digits and - . _ ~ + / (then = padding), as RFC 6750 allows after "Bearer "');
   }
-  return { endpoint, windows: monthWindows(from, to), concurrency, retry, token };
+  return { endpoint, windows: monthWindows(from, to), concurrency, retry, token, conditional: token !== undefined || !isOtherOrigin(endpoint) };
+}
+
+/** True in a browser (or worker) whose page is not of `endpoint`'s origin; Node has no `location`. */
+function isOtherOrigin(endpoint: URL): boolean {
+  const origin = (globalThis as { location?: { origin?: unknown } }).location?.origin;
+  return typeof origin === 'string' && origin !== endpoint.origin;
 }
 
 /**
@@ -190,13 +213,13 @@ export function planRequest(options: GetDailyStatsOptions): Plan {
  * `InvalidRequestError` (400 SVC1005, the server's message), `UnauthorizedError` (401, the
  * token was refused), `DailyQuotaExceededError` (with `resetsAt`), `RateLimitedError`,
  * `ServerUnavailableError` or `UnexpectedResponseError`, or with the signal's reason when
- * aborted. Settled days fetched before a failure stay cached.
+ * aborted. Windows fetched before a failure stay cached.
  */
 export async function getDailyStats(options: GetDailyStatsOptions): Promise<DataRecord[]> {
   return (await fetchDailyStats(options)).records;
 }
 
-/** `getDailyStats` with the server's word on the records: the last settled day and the missing days. */
+/** `getDailyStats` with the server's word on the records: the last settled day, the missing and the restated days. */
 export async function fetchDailyStats(options: GetDailyStatsOptions): Promise<DailyStats> {
   const plan = planRequest(options);
   const outer = options.signal;
@@ -207,7 +230,7 @@ export async function fetchDailyStats(options: GetDailyStatsOptions): Promise<Da
   const forward = () => controller.abort(outer?.reason);
   outer?.addEventListener('abort', forward, { once: true });
 
-  const cache = options.cache === false ? undefined : (options.cache ?? sharedMemoryCache);
+  const cache = options.cache === false || !plan.conditional ? undefined : (options.cache ?? sharedMemoryCache);
   const now = options.now ?? Date.now;
   const context: WindowContext = {
     plan,
@@ -218,6 +241,7 @@ export async function fetchDailyStats(options: GetDailyStatsOptions): Promise<Da
     onWait: options.onWait,
   };
   const results: DataRecord[][] = [];
+  const restated: string[] = [];
   let settledThrough: number | undefined;
   let next = 0;
   let done = 0;
@@ -230,20 +254,17 @@ export async function fetchDailyStats(options: GetDailyStatsOptions): Promise<Da
       const index = next++;
       const window = plan.windows[index]!;
       const key = windowCacheKey(plan.endpoint, window);
-      // The settled days of the window kept earlier: only the days after them are asked for.
-      const cached = cache === undefined ? [] : ((await readCache(cache, key, window)) ?? []);
-      if (cached.length === window.days) {
-        results[index] = cached;
-        report(window, true);
-        continue;
-      }
-      const answer = await fetchWindow(cached.length === 0 ? window : restOf(window, cached.length), context);
+      const stored = cache === undefined ? undefined : await readCache(cache, key, window);
+      const answer = await fetchWindow(window, context, stored);
       if (answer.settledThrough !== undefined) settledThrough = Math.max(settledThrough ?? answer.settledThrough, answer.settledThrough);
-      const records = [...cached, ...answer.records];
-      const keep = settledRun(records, window, answer.settledThrough ?? settledByClock(now()));
-      if (cache !== undefined && keep.length > cached.length) await writeCache(cache, key, keep);
-      results[index] = records;
-      report(window, false);
+      if (stored !== undefined && !answer.notModified) restated.push(...restatedDays(stored, answer.records));
+      if (cache !== undefined && answer.etag !== undefined) {
+        // What of the window is settled now; a 304 rewrites the entry only when that moved.
+        const settled = formatDay(Math.min(window.end, answer.settledThrough ?? settledByClock(now())));
+        if (!answer.notModified || stored?.settledThrough !== settled) await writeCache(cache, key, { etag: answer.etag, settledThrough: settled, records: answer.records });
+      }
+      results[index] = answer.records;
+      report(window, answer.notModified);
     }
   }
 
@@ -264,26 +285,28 @@ export async function fetchDailyStats(options: GetDailyStatsOptions): Promise<Da
   if (outer?.aborted) throw outer.reason;
   if (failure !== undefined) throw (failure as { error: unknown }).error;
   const records = results.flat();
-  return { records, settledThrough: settledThrough === undefined ? undefined : formatDay(settledThrough), missingDays: missingDays(records, options.from, options.to) };
+  return {
+    records,
+    settledThrough: settledThrough === undefined ? undefined : formatDay(settledThrough),
+    missingDays: missingDays(records, options.from, options.to),
+    restatedDays: restated.sort(),
+  };
 }
 
-async function readCache(cache: WindowCache, key: string, window: DateWindow): Promise<DataRecord[] | undefined> {
+async function readCache(cache: WindowCache, key: string, window: DateWindow): Promise<StoredAnswer | undefined> {
   try {
-    const value = await cache.get(key);
-    if (value === undefined) return undefined;
     // An entry that does not check out (edited file, older format) is a miss, fetched again.
-    const records = cachedRun(value, window);
-    return records === undefined ? undefined : copyRecords(records);
+    return storedAnswerOf(await cache.get(key), window);
   } catch {
     // A cache is an optimisation: one that cannot be read must not fail the fetch.
     return undefined;
   }
 }
 
-async function writeCache(cache: WindowCache, key: string, records: DataRecord[]): Promise<void> {
+async function writeCache(cache: WindowCache, key: string, answer: StoredAnswer): Promise<void> {
   try {
-    await cache.set(key, copyRecords(records));
+    await cache.set(key, { ...answer, records: copyRecords(answer.records) });
   } catch {
-    // As above: a full disk or a read-only cache directory costs requests next time, nothing now.
+    // As above: a full disk or a read-only cache directory costs a body next time, nothing now.
   }
 }

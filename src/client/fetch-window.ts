@@ -1,6 +1,7 @@
 /**
- * One request window of the data client, end to end: pacing, the request, retries with backoff,
- * and the answer turned into records or a typed error (docs/interface.md sections 3, 5 and 6).
+ * One request window of the data client, end to end: pacing, the request (conditional when the
+ * window has a stored answer), retries with backoff, and the answer turned into records or a
+ * typed error (docs/interface.md sections 3, 5, 6 and 7).
  */
 import { nextUtcMidnight } from '../lib/calendar.ts';
 import { recordsOf, type DataRecord } from './data-record.ts';
@@ -10,10 +11,13 @@ import type { Pacer } from './pacer.ts';
 import { sleep } from './pacer.ts';
 import { isDailyQuotaRefusal, parseRetryAfterMs, readRateHeaders, retryDelay, type RetryPolicy } from './rate-pacing.ts';
 import { parseSettledThrough } from './settled-days.ts';
-import { requestUrl } from './window-cache.ts';
+import { requestUrl, type StoredAnswer } from './window-cache.ts';
 
-/** The `fetch` the client needs; the platform's fetch is one. */
-export type FetchLike = (url: string, init: { signal: AbortSignal; headers: Record<string, string> }) => Promise<Response>;
+/**
+ * The `fetch` the client needs; the platform's fetch is one. `cache` is only ever `no-cache`,
+ * and only in a browser (see `Plan.conditional` in data-client.ts).
+ */
+export type FetchLike = (url: string, init: { signal: AbortSignal; headers: Record<string, string>; cache?: 'no-cache' }) => Promise<Response>;
 
 /** Reported before the client sleeps because of the limits or a failure. */
 export interface WaitNotice {
@@ -26,7 +30,7 @@ export interface WaitNotice {
 }
 
 export interface WindowContext {
-  plan: { endpoint: URL; retry: RetryPolicy; token: string | undefined };
+  plan: { endpoint: URL; retry: RetryPolicy; token: string | undefined; conditional: boolean };
   pacer: Pacer;
   fetch: FetchLike;
   signal: AbortSignal;
@@ -48,9 +52,14 @@ async function errorBody(response: Response): Promise<{ code?: string; message?:
 
 /** What one window's answer said. */
 export interface WindowAnswer {
+  /** The window's records: the stored ones after a 304. */
   records: DataRecord[];
+  /** Its ETag; undefined when the server sent none (then it cannot be revalidated). */
+  etag: string | undefined;
   /** X-Data-Settled-Through as an epoch day; undefined when the server did not send it. */
   settledThrough: number | undefined;
+  /** True when the server answered 304 Not Modified: the stored answer is current. */
+  notModified: boolean;
 }
 
 /** The `error` parameter of a Bearer challenge (RFC 6750 section 3), e.g. `invalid_token`. */
@@ -58,15 +67,21 @@ export function bearerError(challenge: string | null): string | undefined {
   return challenge?.match(/\berror="?([\w.-]+)"?/i)?.[1];
 }
 
-/** One window, with pacing and retries. */
-export async function fetchWindow(window: DateWindow, context: WindowContext): Promise<WindowAnswer> {
+/**
+ * One window, with pacing and retries. With `stored` (its last answer, kept by the caller) the
+ * request is conditional: a 304 hands back the stored records, a 200 the new ones.
+ */
+export async function fetchWindow(window: DateWindow, context: WindowContext, stored?: StoredAnswer): Promise<WindowAnswer> {
   const { plan, pacer, signal, random } = context;
   const url = requestUrl(plan.endpoint, window);
   // Only safelisted request headers without a token: a cross-origin browser call then needs no
   // preflight (Fetch standard, CORS-safelisted request headers), which would cost a request of
-  // its own. With a token, Authorization (RFC 6750 section 2.1) makes one necessary.
+  // its own. With a token, Authorization (RFC 6750 section 2.1) makes one necessary. Neither is
+  // If-None-Match, so the caller stores nothing where it would add one (`plan.conditional`).
   const headers: Record<string, string> = { accept: 'application/json' };
   if (plan.token !== undefined) headers['authorization'] = `Bearer ${plan.token}`;
+  if (stored !== undefined) headers['if-none-match'] = stored.etag;
+  const init = plan.conditional ? { signal, headers } : { signal, headers, cache: 'no-cache' as const };
   const wait = (reason: WaitNotice['reason'], ms: number) => {
     context.onWait?.({ reason, ms, window });
     return sleep(ms, signal);
@@ -75,7 +90,7 @@ export async function fetchWindow(window: DateWindow, context: WindowContext): P
     await pacer.acquire(signal, (ms) => context.onWait?.({ reason: 'pacing', ms, window }));
     let response: Response;
     try {
-      response = await context.fetch(url, { signal, headers });
+      response = await context.fetch(url, init);
     } catch (error) {
       pacer.settle(undefined);
       if (signal.aborted) throw signal.reason;
@@ -105,7 +120,17 @@ export async function fetchWindow(window: DateWindow, context: WindowContext): P
       }
       const records = recordsOf(body, window);
       if (typeof records === 'string') throw new UnexpectedResponseError(url, 200, records);
-      return { records, settledThrough: parseSettledThrough(response.headers.get('x-data-settled-through')) };
+      return { records, etag: response.headers.get('etag') ?? undefined, settledThrough: parseSettledThrough(response.headers.get('x-data-settled-through')), notModified: false };
+    }
+    if (response.status === 304 && stored !== undefined) {
+      await response.body?.cancel().catch(() => {});
+      return {
+        records: stored.records,
+        // A 304 carries the ETag a 200 would (RFC 9110 section 15.4.5), for example another content coding's.
+        etag: response.headers.get('etag') ?? stored.etag,
+        settledThrough: parseSettledThrough(response.headers.get('x-data-settled-through')),
+        notModified: true,
+      };
     }
     if (response.status === 401) {
       const { code, message } = await errorBody(response);

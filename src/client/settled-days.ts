@@ -1,14 +1,15 @@
 /**
- * Which days the client may keep forever, pure: the server names its last settled day in
- * `X-Data-Settled-Through` on every 200 and 304 (README "For integrators"): the record of a day
- * up to it never changes any more. A window's cache entry is the run of its records from its first
- * day up to that day without a gap; a later request asks only for the days after the run. A
- * requested day without a record (the server lists it in `X-Data-Missing-Days`) may still appear
- * (a pending backfill), so a run stops before it and the day is asked for again next time.
+ * What the server says about the finality of days, pure. It names its last settled day in
+ * `X-Data-Settled-Through` on every 200 and 304 (README "For integrators"): no scheduled run
+ * rewrites that day or an earlier one. An operator still can (a late import, a correction,
+ * docs/restatements.md); the client then finds the window's ETag changed when it revalidates
+ * (window-cache.ts), and reports the settled days whose figures changed as restated. A requested
+ * day without a record (the server lists it in `X-Data-Missing-Days`) may still appear.
  */
 import { checkDay, dayOfInstant, formatDay, parseDay } from '../lib/calendar.ts';
-import { recordsOf, type DataRecord } from './data-record.ts';
-import { SETTLED_AFTER_DAYS, type DateWindow } from './date-windows.ts';
+import type { DataRecord } from './data-record.ts';
+import { SETTLED_AFTER_DAYS } from './date-windows.ts';
+import type { StoredAnswer } from './window-cache.ts';
 
 /** The header's day as an epoch day; undefined when absent or not a YYYY-MM-DD calendar date. */
 export function parseSettledThrough(value: string | null): number | undefined {
@@ -25,39 +26,20 @@ export function settledByClock(nowMs: number): number {
   return dayOfInstant(nowMs) - SETTLED_AFTER_DAYS;
 }
 
-/** The first `count` records when they are exactly the window's first `count` days, in order. */
-function isRunFromStart(records: readonly DataRecord[], window: DateWindow): boolean {
-  return records.every((record, index) => record.date === formatDay(window.start + index));
+function sameFigures(a: DataRecord, b: DataRecord | undefined): boolean {
+  return b !== undefined && a.txn_count === b.txn_count && a.impr_count === b.impr_count && a.service_revenue === b.service_revenue;
 }
 
 /**
- * A cache entry as the run of records it holds from the window's first day, or undefined when it
- * is not one (an edited file, an older format): then it is a miss and the window is asked again.
+ * Days of a stored answer that were settled when it was last confirmed and whose record differs
+ * in (or is gone from) the window's new `records`: restated since, ascending. A change to a day
+ * that was not settled yet is an ordinary update (the nightly run), not a restatement.
  */
-export function cachedRun(value: unknown, window: DateWindow): DataRecord[] | undefined {
-  const records = recordsOf(value, window, true);
-  if (typeof records === 'string' || records.length === 0 || !isRunFromStart(records, window)) return undefined;
-  return records;
-}
-
-/**
- * What may be kept of a window's records (ascending, possibly with gaps): those from its first
- * day, without a gap, up to the settled day. Empty when the first day is missing or unsettled.
- */
-export function settledRun(records: readonly DataRecord[], window: DateWindow, settledThrough: number): DataRecord[] {
-  const last = Math.min(window.end, settledThrough);
-  const run: DataRecord[] = [];
-  for (const record of records) {
-    if (window.start + run.length > last || record.date !== formatDay(window.start + run.length)) break;
-    run.push(record);
-  }
-  return run;
-}
-
-/** The window of the days after a cached run of `cached` days. */
-export function restOf(window: DateWindow, cached: number): DateWindow {
-  const start = window.start + cached;
-  return { startDate: formatDay(start), endDate: window.endDate, start, end: window.end, days: window.end - start + 1 };
+export function restatedDays(stored: StoredAnswer, records: readonly DataRecord[]): string[] {
+  const settled = stored.settledThrough;
+  if (settled === undefined) return [];
+  const current = new Map(records.map((record) => [record.date, record]));
+  return stored.records.filter((old) => old.date <= settled && !sameFigures(old, current.get(old.date))).map((old) => old.date);
 }
 
 /** Days from `from` to `to` (YYYY-MM-DD, both included) without a record among `records` (ascending). */

@@ -1,24 +1,40 @@
 /**
- * Where the client keeps the settled days of its windows, so a repeated query costs no request
- * for them (docs/interface.md section 7: clients cache what is settled).
+ * Where the client keeps the last answer of each window, so a repeated query costs no body and
+ * no daily quota (docs/interface.md section 7: clients cache what is settled, and revalidate it).
  *
- * A window's entry is the run of its records from its first day up to the server's last settled
- * day (X-Data-Settled-Through), without a gap (settled-days.ts): those records never change, so
- * they are kept for good, and a later call asks only for the days after the run. A day without a
- * record ends the run, since it may still appear (a pending backfill).
+ * An entry is a window's records with the strong ETag they came with. It is never trusted on its
+ * own: every call sends the tag back as `If-None-Match` (RFC 9110 section 13.1.2), and the server
+ * answers 304 Not Modified while the window's records are unchanged (a 304 does not spend the
+ * daily quota) or 200 with the new ones. The tag is a digest of the body, so it changes whenever
+ * any record of the window does, settled days included: an operator who restates an old day
+ * (docs/restatements.md) reaches every client on its next call.
  */
-import type { DataRecord } from './data-record.ts';
+import { checkDay } from '../lib/calendar.ts';
+import { recordsOf, type DataRecord } from './data-record.ts';
 import type { DateWindow } from './date-windows.ts';
 
+/** A window's last answer. */
+export interface StoredAnswer {
+  /** Its ETag, sent back as If-None-Match. */
+  etag: string;
+  /**
+   * The last settled day (X-Data-Settled-Through, YYYY-MM-DD) when the records were last
+   * confirmed: a later change to a record up to it is a restatement (`DailyStats.restatedDays`).
+   */
+  settledThrough?: string;
+  /** Its records, ascending by date. */
+  records: DataRecord[];
+}
+
 /**
- * Storage for windows' settled records. A `Map<string, DataRecord[]>` is one; the CLI's
- * on-disk cache (disk-cache.ts, Node only) is another. Either method may be async. A failing
- * cache is treated as a miss, never as a failed fetch.
+ * Storage for windows' last answers. A `Map<string, StoredAnswer>` is one; the CLI's on-disk
+ * cache (disk-cache.ts, Node only) is another. Either method may be async. A failing cache is
+ * treated as a miss, never as a failed fetch.
  */
 export interface WindowCache {
-  get(key: string): DataRecord[] | undefined | Promise<DataRecord[] | undefined>;
+  get(key: string): StoredAnswer | undefined | Promise<StoredAnswer | undefined>;
   /** The return value is ignored (so `Map#set`, which returns the map, fits). */
-  set(key: string, records: DataRecord[]): unknown;
+  set(key: string, answer: StoredAnswer): unknown;
 }
 
 /**
@@ -39,9 +55,28 @@ export function requestUrl(endpoint: URL, window: DateWindow): string {
 
 /**
  * The cache used when the caller passes none: one per page or process, living as long as it.
- * Its size is bounded by the settled windows ever asked for (about 3 KB per month of data).
+ * Its size is bounded by the windows ever asked for (about 3 KB per month of data).
  */
-export const sharedMemoryCache: WindowCache = new Map<string, DataRecord[]>();
+export const sharedMemoryCache: WindowCache = new Map<string, StoredAnswer>();
+
+/** An entity tag (RFC 9110 section 8.8.3): optionally weak, then a quoted opaque string. */
+const ENTITY_TAG = /^(W\/)?"[\x21\x23-\x7e\x80-\xff]*"$/;
+
+/**
+ * A cache entry as the answer of `window` it claims to be, copied, or undefined when it is not
+ * one (an edited file, an older format, another window's records): then it is a miss, and the
+ * window is asked for without a validator.
+ */
+export function storedAnswerOf(value: unknown, window: DateWindow): StoredAnswer | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { etag, settledThrough, records } = value as Record<string, unknown>;
+  if (typeof etag !== 'string' || !ENTITY_TAG.test(etag)) return undefined;
+  if (settledThrough !== undefined && (typeof settledThrough !== 'string' || !checkDay(settledThrough).ok)) return undefined;
+  // recordsOf checks every record and builds new objects: the caller gets a copy.
+  const checked = recordsOf(records, window, true);
+  if (typeof checked === 'string') return undefined;
+  return { etag, ...(settledThrough === undefined ? {} : { settledThrough }), records: checked };
+}
 
 /** Records copied one level deep, so neither the caller nor the cache can change the other's. */
 export function copyRecords(records: readonly DataRecord[]): DataRecord[] {

@@ -49,12 +49,12 @@ async function deadUrl(): Promise<string> {
 }
 
 describe('data:fetch', () => {
-  it('prints one CSV line per day, and the second time answers settled months from --cache-dir with the server gone', async () => {
+  it('prints one CSV line per day, and the second time revalidates the months kept in --cache-dir, trusting none without the server', async () => {
     const server = await boot();
     const cacheDir = join(mkdtempSync(join(tmpdir(), 'data-fetch-')), 'cache');
     const args = ['--from', RANGE.from, '--to', RANGE.to, '--base-url', server.url, '--cache-dir', cacheDir];
     const first = await dataFetch(args);
-    expect(first.stderr).toMatch(/; 3 requests, 0 windows from cache/);
+    expect(first.stderr).toMatch(/; 3 requests, 0 windows from cache \(304\)/);
     expect(first.code).toBe(0);
     const expected = await fromDatabase(RANGE.from, RANGE.to);
     const lines = first.stdout.trimEnd().split('\n');
@@ -62,11 +62,17 @@ describe('data:fetch', () => {
     expect(lines.slice(1)).toEqual(expected.map((r) => `${r.date},${r.txn_count},${r.impr_count},${r.service_revenue.toFixed(2)}`));
     expect(readdirSync(cacheDir)).toHaveLength(3);
 
-    await server.stop();
     const second = await dataFetch(args);
     expect(second.code).toBe(0);
     expect(second.stdout).toBe(first.stdout);
-    expect(second.stderr).toMatch(/; 0 requests, 3 windows from cache/);
+    expect(second.stderr).toMatch(/; 3 requests, 3 windows from cache \(304\)/);
+    expect(second.stderr).not.toContain('restated');
+
+    // A kept month may have been restated since: without the server to ask, nothing is printed.
+    await server.stop();
+    const gone = await dataFetch([...args, '--concurrency', '1']);
+    expect(gone.code).toBe(69);
+    expect(gone.stdout).toBe('');
   });
 
   it('prints a JSON array of the records with --format json', async () => {

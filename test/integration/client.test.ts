@@ -2,10 +2,11 @@
  * The data client against the real server (`node src/app/main.ts` on a seeded SQLite file):
  * what it returns is what the database holds, and it lives within the server's limits: paced
  * before being refused, backing off when refused anyway, stopping when the daily quota is spent,
- * and asking nothing again for settled months.
+ * and revalidating what it keeps with conditional requests that spend no daily quota. A restated
+ * day seen through that cache: client-restatement.test.ts.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { fetchDailyStats, getDailyStats, DailyQuotaExceededError, type DataRecord, type FetchLike, type WaitNotice } from '../../src/client/data-client.ts';
+import { fetchDailyStats, getDailyStats, DailyQuotaExceededError, type FetchLike, type StoredAnswer, type WaitNotice } from '../../src/client/data-client.ts';
 import { dayOfInstant, formatDay } from '../../src/lib/calendar.ts';
 import type { RunningServer } from '../helpers/server.ts';
 import { useStatsServers } from '../helpers/stats-server.ts';
@@ -24,17 +25,19 @@ const YEAR = { from: month(-13).first, to: month(-2).last };
 /** 450 days of light synthetic traffic up to yesterday, materialised. */
 const { boot, fromDatabase } = useStatsServers({ days: 450, seed: 12, zeroDayOffsets: [100] });
 
-/** The platform fetch, recording the status of every answer. */
+/** The platform fetch, recording the status and the daily quota left of every answer. */
 function recordingFetch() {
   const statuses: number[] = [];
   const urls: string[] = [];
+  const quota: number[] = [];
   const fetch: FetchLike = async (url, init) => {
     urls.push(url);
     const response = await globalThis.fetch(url, init);
     statuses.push(response.status);
+    quota.push(Number(response.headers.get('x-daily-quota-remaining')));
     return response;
   };
-  return { fetch, statuses, urls };
+  return { fetch, statuses, urls, quota };
 }
 
 /** Data requests the server logged as refused (its JSON request lines; complete once it has stopped). */
@@ -61,31 +64,34 @@ describe('the data client against the server', () => {
     expect(records).toEqual(expected);
   });
 
-  it('makes no request for settled months the second time, and asks again for recent days', async () => {
-    const cache = new Map<string, DataRecord[]>();
+  it('revalidates the months it keeps the second time: 12 conditional requests answered 304, which spend no daily quota', async () => {
+    const cache = new Map<string, StoredAnswer>();
     const first = recordingFetch();
-    const settled = await getDailyStats({ from: YEAR.from, to: YEAR.to, baseUrl: server.url, fetch: first.fetch, cache });
-    expect(first.urls).toHaveLength(12);
+    const settled = await getDailyStats({ from: YEAR.from, to: YEAR.to, baseUrl: server.url, fetch: first.fetch, cache, concurrency: 1 });
+    expect(first.statuses).toEqual(Array(12).fill(200));
+    expect(cache.size).toBe(12);
     const second = recordingFetch();
-    expect(await getDailyStats({ from: YEAR.from, to: YEAR.to, baseUrl: server.url, fetch: second.fetch, cache })).toEqual(settled);
-    expect(second.urls).toEqual([]);
+    expect(await getDailyStats({ from: YEAR.from, to: YEAR.to, baseUrl: server.url, fetch: second.fetch, cache, concurrency: 1 })).toEqual(settled);
+    expect(second.urls).toEqual(first.urls);
+    expect(second.statuses).toEqual(Array(12).fill(304));
+    // Each 304 gives its day unit back: the quota stands where the last 200 left it.
+    expect(second.quota).toEqual(Array(12).fill(first.quota.at(-1)));
 
-    // The last three days are still rewritten by the nightly run: never served from the cache.
+    // Recent days, still rewritten by the nightly run, are kept and revalidated alike.
     const recent = { from: formatDay(TODAY - 3), to: formatDay(TODAY - 1) };
-    const third = recordingFetch();
-    const fresh = await getDailyStats({ ...recent, baseUrl: server.url, fetch: third.fetch, cache });
+    const fresh = await getDailyStats({ ...recent, baseUrl: server.url, cache });
     const fourth = recordingFetch();
     expect(await getDailyStats({ ...recent, baseUrl: server.url, fetch: fourth.fetch, cache })).toEqual(fresh);
-    expect(fourth.urls).toHaveLength(third.urls.length);
-    expect(fourth.urls.length).toBeGreaterThanOrEqual(1);
+    expect(fourth.statuses.length).toBeGreaterThanOrEqual(1);
+    expect(fourth.statuses.every((status) => status === 304)).toBe(true);
     expect(fresh).toEqual(await fromDatabase(recent.from, recent.to));
   });
 });
 
 describe('the data client and the server’s settled days', () => {
-  it('reports the settled day and the missing days, keeps the settled days and asks again only for the later ones', async () => {
+  it('reports the settled day and the missing days, from a revalidated cache too', async () => {
     const server = await boot();
-    const cache = new Map<string, DataRecord[]>();
+    const cache = new Map<string, StoredAnswer>();
     const range = { from: formatDay(TODAY - 40), to: formatDay(TODAY + 1) };
     const first = recordingFetch();
     const result = await fetchDailyStats({ ...range, baseUrl: server.url, fetch: first.fetch, cache });
@@ -96,11 +102,8 @@ describe('the data client and the server’s settled days', () => {
     const second = recordingFetch();
     const again = await fetchDailyStats({ ...range, baseUrl: server.url, fetch: second.fetch, cache });
     expect(again).toEqual(result);
-    // Only the days after the settled one are asked for again.
-    const starts = second.urls.map((url) => new URL(url).searchParams.get('startDate')!);
-    expect(starts.length).toBeGreaterThanOrEqual(1);
-    expect(starts.every((start) => start > formatDay(TODAY - 4))).toBe(true);
-    expect(starts).toContain(formatDay(TODAY - 3));
+    expect(second.urls).toEqual(first.urls);
+    expect(second.statuses.every((status) => status === 304)).toBe(true);
   });
 });
 

@@ -146,6 +146,21 @@ describe.each(['sqlite', 'postgres'] as const)('community data on %s', (engine) 
       expect(await stats()).toEqual([{ day: '2026-03-10', txn_count: 2, impr_count: 1, revenue_minor: 30 }]);
     });
 
+    it('names the settled days whose figures a run changed, old and new, and nothing for a rerun with the same figures or for unsettled days', async () => {
+      // Settled through 03-16 (NOW is 03-20): 03-15 and 03-16 are final, 03-17 is not.
+      await addEvents(transaction('a', '2026-03-15T08:00:00Z', 1_000), transaction('b', '2026-03-16T08:00:00Z', 500), transaction('c', '2026-03-17T08:00:00Z', 1));
+      expect(await materialize({ db: handle, now }, '2026-03-14', '2026-03-17')).toEqual({ days: 4 });
+      // A late import touching a final day (03-15) and a recent one (03-17); 03-16 unchanged.
+      await addEvents(transaction('late', '2026-03-15T09:00:00Z', 250), impression('late-i', '2026-03-15T10:00:00Z'), transaction('d', '2026-03-17T09:00:00Z', 1));
+      const logged: Array<{ msg: string; day?: string }> = [];
+      const log = pino({ level: 'info' }, { write: (line: string) => logged.push(JSON.parse(line) as { msg: string }) });
+      const restated = { day: '2026-03-15', before: { txn_count: 1, impr_count: 0, revenue_minor: 1_000 }, after: { txn_count: 2, impr_count: 1, revenue_minor: 1_250 } };
+      // Batches of two: the second holds a settled day (03-16) and an unsettled one (03-17).
+      expect(await materialize({ db: handle, now, log }, '2026-03-14', '2026-03-17', { batchDays: 2 })).toEqual({ days: 4, restated: [restated] });
+      expect(logged.map(({ msg, day }) => [msg, day])).toEqual([['settled day restated', '2026-03-15']]);
+      expect(await materialize({ db: handle, now }, '2026-03-14', '2026-03-17')).toEqual({ days: 4 });
+    });
+
     it('commits batch by batch and reports each batch and the progress', async () => {
       const committed: string[][] = [];
       const progress: Array<[number, number]> = [];

@@ -2,7 +2,8 @@
  * Raw events to one `daily_stat` row per UTC day, and every other statement the stats job runs
  * (its advisory lock, the "tick already done" check). Plain functions: the scheduler
  * (jobs/schedule.ts), the backfill CLI, the seeder and tests all call them, and the batch ones
- * return `{ days, error? }` instead of throwing (like kysely's Migrator).
+ * return `{ days, restated?, error? }` instead of throwing (like kysely's Migrator): `restated`
+ * names the settled days whose figures a run changed (restatement.ts).
  *
  * One statement per batch of days, set-based: the batch's days come in as a VALUES list, each
  * is LEFT JOINed to its events by the half-open range [day start, next day start) in epoch ms,
@@ -17,7 +18,9 @@ import type { Logger } from 'pino';
 import type { DbHandle } from '../../db/create-db.ts';
 import type { Database } from '../../db/schema.ts';
 import { checkDay, consecutiveRuns, dayOfInstant, formatDay, MS_PER_DAY, parseDay, startOfDayMs } from '../../lib/calendar.ts';
-import { earliestEventAt, materializedDays } from './stats.server.ts';
+import { lastSettledDay } from './response-caching.ts';
+import { restatementsOf, type Restatement } from './restatement.ts';
+import { earliestEventAt, materializedDays, readDailyStats } from './stats.server.ts';
 
 export type JobLog = Pick<Logger, 'info' | 'warn' | 'error' | 'debug'>;
 
@@ -39,6 +42,11 @@ export interface MaterializeOptions {
 export interface MaterializeResult {
   /** Days written (committed). */
   days: number;
+  /**
+   * Settled days (already served as final, settled.ts) whose figures this run changed, with the
+   * old and new figures, ascending; absent when there were none (restatement.ts).
+   */
+  restated?: Restatement[];
   /** Why it stopped early; days committed before it stay. */
   error?: Error;
 }
@@ -89,14 +97,18 @@ export async function materialize(deps: MaterializeDeps, from: string, to: strin
   const total = last.epochDay - first.epochDay + 1;
   const now = deps.now ?? Date.now;
   let done = 0;
+  const restated: Restatement[] = [];
+  const result = (): MaterializeResult => ({ days: done, ...(restated.length > 0 ? { restated } : {}) });
   try {
     for (let start = first.epochDay; start <= last.epochDay; start += batchDays) {
       const epochDays: number[] = [];
       for (let day = start; day <= Math.min(last.epochDay, start + batchDays - 1); day++) epochDays.push(day);
-      await deps.db.db.transaction().execute((trx) => materializeStatement(epochDays, now()).execute(trx));
+      const changed = await deps.db.db.transaction().execute((trx) => writeBatch(trx, epochDays, now()));
       done += epochDays.length;
       const days = epochDays.map(formatDay);
       deps.log?.debug({ from: days[0], to: days.at(-1), days: days.length }, 'days materialised');
+      for (const restatement of changed) deps.log?.info(restatement, 'settled day restated');
+      restated.push(...changed);
       try {
         deps.onCommit?.(days);
       } catch (error) {
@@ -106,9 +118,23 @@ export async function materialize(deps: MaterializeDeps, from: string, to: strin
       options.onProgress?.(done, total);
     }
   } catch (error) {
-    return { days: done, error: asError(error) };
+    return { ...result(), error: asError(error) };
   }
-  return { days: done };
+  return result();
+}
+
+/**
+ * One batch in its transaction: the upsert, and the settled days among it whose figures it
+ * changed. Those are read before and after, by primary key, only when the batch holds settled
+ * days, so the nightly tick (recent days only) pays nothing for it.
+ */
+async function writeBatch(trx: Kysely<Database>, epochDays: readonly number[], nowMs: number): Promise<Restatement[]> {
+  const firstDay = formatDay(epochDays[0]!);
+  const settledEnd = Math.min(epochDays.at(-1)!, lastSettledDay(nowMs));
+  const before = settledEnd >= epochDays[0]! ? await readDailyStats(trx, firstDay, formatDay(settledEnd)) : [];
+  await materializeStatement(epochDays, nowMs).execute(trx);
+  if (before.length === 0) return [];
+  return restatementsOf(before, await readDailyStats(trx, firstDay, formatDay(settledEnd)));
 }
 
 /**

@@ -5,14 +5,16 @@
  * materialiser rewrites it or any day before it any more. The nightly tick (jobs/schedule.ts)
  * rewrites only the last complete day and the two before it (REMATERIALIZE_DAYS), and the
  * start-up catch-up only fills days that have no row yet; so on UTC day T the days up to T - 4
- * are settled, and a record of such a day, once served, is final: a client may keep it forever.
+ * are settled, and a record of such a day, once served, is final as far as the schedule goes.
  * The value depends on the clock alone (`lastSettledDay`, the rule the long Cache-Control uses
  * too), so it costs no database query: it is deliberately *not* capped by the newest
  * materialised day, because a settled day without a row says nothing final about itself and is
  * reported by the second header instead. It moves at 00:00 UTC; response-caching.ts keeps shared
  * copies from outliving that moment, so a cached response never carries yesterday's value.
  * The one exception is an operator's manual backfill of old days (`stats:materialize` after
- * importing old events, README "Operations"): a deliberate correction no client can foresee.
+ * importing old events, README "Operations"): a restatement no client can foresee. Clients learn
+ * of it by revalidating what they keep: the response's strong ETag is a digest of the body, so
+ * it changes with any record of the range (restatement.ts, docs/restatements.md).
  *
  * `X-Data-Missing-Days` lists the requested days that have no record (not materialised yet:
  * today, the future, the re-materialisation window before its first run, days before the first

@@ -3,6 +3,7 @@
  * cancellation, without a network. The same paths against the real server are in
  * test/integration/client.test.ts.
  */
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,6 +23,7 @@ import {
   type DataRecord,
   type FetchLike,
   type GetDailyStatsOptions,
+  type StoredAnswer,
   type WaitNotice,
 } from '../../../src/client/data-client.ts';
 import type { DataRecord as ServerDataRecord } from '../../../src/features/stats/data-record.ts';
@@ -53,18 +55,22 @@ function fullWindow(url: URL): DataRecord[] {
 
 const ok = (url: URL): Reply => ({ body: { status: 'Success', data: fullWindow(url) } });
 
-/** A fetch that answers from `reply` and records every URL it was asked for. */
-function fakeFetch(reply: (url: URL, call: number) => Reply | Error | Promise<Reply | Error> = ok) {
+type Init = Parameters<FetchLike>[1];
+
+/** A fetch that answers from `reply` and records every URL it was asked for, and how. */
+function fakeFetch(reply: (url: URL, call: number, init: Init) => Reply | Error | Promise<Reply | Error> = ok) {
   const calls: string[] = [];
+  const inits: Init[] = [];
   let active = 0;
   let maxActive = 0;
   const fetch: FetchLike = async (url, init) => {
     calls.push(url);
+    inits.push(init);
     active++;
     maxActive = Math.max(maxActive, active);
     try {
       init.signal.throwIfAborted();
-      const r = await reply(new URL(url), calls.length);
+      const r = await reply(new URL(url), calls.length, init);
       init.signal.throwIfAborted();
       if (r instanceof Error) throw r;
       return new Response(r.body === undefined ? null : typeof r.body === 'string' ? r.body : JSON.stringify(r.body), {
@@ -78,10 +84,24 @@ function fakeFetch(reply: (url: URL, call: number) => Reply | Error | Promise<Re
   return {
     fetch,
     calls,
+    inits,
     get maxActive() {
       return maxActive;
     },
   };
+}
+
+/**
+ * A fetch answering as the server does with validators: the records of `figures`, a strong ETag
+ * that is a digest of the body, 304 to a matching If-None-Match, and `headers` on both.
+ */
+function validatingFetch(figures: (url: URL) => DataRecord[] = fullWindow, headers: Record<string, string> = {}) {
+  return fakeFetch((url, _call, init) => {
+    const body = JSON.stringify({ status: 'Success', data: figures(url) });
+    const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+    if (init.headers['if-none-match'] === etag) return { status: 304, headers: { etag, ...headers } };
+    return { body, headers: { etag, ...headers } };
+  });
 }
 
 const options = (fetch: FetchLike, extra: Partial<GetDailyStatsOptions> = {}): GetDailyStatsOptions => ({
@@ -393,94 +413,146 @@ describe('cancellation', () => {
 });
 
 describe('cache', () => {
-  it('keeps the days up to the settled day and asks again only for the days after it', async () => {
-    // No X-Data-Settled-Through from this fake: the client's clock says 03-16 (today 03-20 minus 4).
-    const fake = fakeFetch();
-    const cache = new Map<string, DataRecord[]>();
-    const ask = () => getDailyStats(options(fake.fetch, { from: '2026-01-01', to: '2026-03-19', cache }));
-    const first = await ask();
+  const MONTHS = { from: '2026-01-01', to: '2026-03-19' };
+  const url = (startDate: string, endDate: string) => `${BASE}/api/v1/public/data?startDate=${startDate}&endDate=${endDate}`;
+
+  it('keeps each window’s answer with its ETag and revalidates it on every call: a 304 hands back the stored records', async () => {
+    const fake = validatingFetch();
+    const cache = new Map<string, StoredAnswer>();
+    const first = await getDailyStats(options(fake.fetch, { ...MONTHS, cache }));
     expect(fake.calls).toHaveLength(3);
-    expect([...cache.keys()].sort()).toEqual([
-      `${BASE}/api/v1/public/data?startDate=2026-01-01&endDate=2026-01-31`,
-      `${BASE}/api/v1/public/data?startDate=2026-02-01&endDate=2026-02-28`,
-      `${BASE}/api/v1/public/data?startDate=2026-03-01&endDate=2026-03-19`,
-    ]);
-    // March is kept up to its settled 16th; the 17th to 19th may still be rewritten.
-    expect(cache.get(`${BASE}/api/v1/public/data?startDate=2026-03-01&endDate=2026-03-19`)?.at(-1)?.date).toBe('2026-03-16');
+    expect([...cache.keys()].sort()).toEqual([url('2026-01-01', '2026-01-31'), url('2026-02-01', '2026-02-28'), url('2026-03-01', '2026-03-19')]);
+    // The whole window is kept, days not settled yet included: they are revalidated like the rest.
+    const march = cache.get(url('2026-03-01', '2026-03-19'))!;
+    expect(march.records.at(-1)?.date).toBe('2026-03-19');
+    expect(march.etag).toMatch(/^"[\w-]{27}"$/);
+    // No X-Data-Settled-Through from this fake: the client's clock says 03-16 (today 03-20 minus 4).
+    expect(march.settledThrough).toBe('2026-03-16');
+    expect(cache.get(url('2026-01-01', '2026-01-31'))!.settledThrough).toBe('2026-01-31');
+
     fake.calls.length = 0;
+    fake.inits.length = 0;
     const progress: boolean[] = [];
-    const second = await getDailyStats(options(fake.fetch, { from: '2026-01-01', to: '2026-03-19', cache, concurrency: 1, onProgress: (p) => progress.push(p.fromCache) }));
-    expect(second).toEqual(first);
-    expect(fake.calls).toEqual([`${BASE}/api/v1/public/data?startDate=2026-03-17&endDate=2026-03-19`]);
-    expect(progress).toEqual([true, true, false]);
+    const second = await fetchDailyStats(options(fake.fetch, { ...MONTHS, cache, concurrency: 1, onProgress: (p) => progress.push(p.fromCache) }));
+    expect(second.records).toEqual(first);
+    expect(second.restatedDays).toEqual([]);
+    expect(fake.calls).toEqual([url('2026-01-01', '2026-01-31'), url('2026-02-01', '2026-02-28'), url('2026-03-01', '2026-03-19')]);
+    expect(fake.inits.map((init) => init.headers['if-none-match'])).toEqual([...cache.values()].map((answer) => answer.etag));
+    expect(progress).toEqual([true, true, true]);
   });
 
-  it('honours the server’s X-Data-Settled-Through over its own clock', async () => {
-    const fake = fakeFetch((url) => ({ ...ok(url), headers: { 'x-data-settled-through': '2026-01-10' } }));
-    const cache = new Map<string, DataRecord[]>();
+  it('replaces a window the server changed, and names the days that were settled when cached as restated', async () => {
+    const changes = new Map<string, Partial<DataRecord>>();
+    const fake = validatingFetch((url) => fullWindow(url).map((record) => ({ ...record, ...changes.get(record.date) })));
+    const cache = new Map<string, StoredAnswer>();
+    await getDailyStats(options(fake.fetch, { ...MONTHS, cache }));
+    // An operator restates January 15th (settled); the nightly run updates March 18th (not settled).
+    changes.set('2026-01-15', { txn_count: 67 });
+    changes.set('2026-03-18', { impr_count: 1 });
+    const progress: boolean[] = [];
+    const second = await fetchDailyStats(options(fake.fetch, { ...MONTHS, cache, concurrency: 1, onProgress: (p) => progress.push(p.fromCache) }));
+    expect(progress).toEqual([false, true, false]);
+    expect(second.restatedDays).toEqual(['2026-01-15']);
+    expect(second.records.find((record) => record.date === '2026-01-15')).toEqual({ date: '2026-01-15', txn_count: 67, impr_count: 150, service_revenue: 15.25 });
+    expect(second.records.find((record) => record.date === '2026-03-18')?.impr_count).toBe(1);
+    expect(cache.get(url('2026-01-01', '2026-01-31'))!.records[14]?.txn_count).toBe(67);
+
+    const third = await fetchDailyStats(options(fake.fetch, { ...MONTHS, cache }));
+    expect(third).toMatchObject({ records: second.records, restatedDays: [] });
+  });
+
+  it('honours the server’s X-Data-Settled-Through over its own clock, from a 304 too', async () => {
+    const changes = new Map<string, Partial<DataRecord>>();
+    const fake = validatingFetch((url) => fullWindow(url).map((record) => ({ ...record, ...changes.get(record.date) })), { 'x-data-settled-through': '2026-01-10' });
+    const cache = new Map<string, StoredAnswer>();
     const first = await fetchDailyStats(options(fake.fetch, { from: '2026-01-01', to: '2026-02-28', cache }));
-    expect(first.settledThrough).toBe('2026-01-10');
-    expect(first.missingDays).toEqual([]);
+    expect(first).toMatchObject({ settledThrough: '2026-01-10', missingDays: [], restatedDays: [] });
+    expect([...cache.values()].map((answer) => answer.settledThrough)).toEqual(['2026-01-10', '2026-01-10']);
+    expect(await fetchDailyStats(options(fake.fetch, { from: '2026-01-01', to: '2026-02-28', cache }))).toMatchObject({ settledThrough: '2026-01-10', restatedDays: [] });
     // The clock (03-20) would settle both months; the server says only up to 01-10.
-    expect([...cache.values()].map((records) => [records[0]?.date, records.at(-1)?.date])).toEqual([['2026-01-01', '2026-01-10']]);
-    fake.calls.length = 0;
-    await getDailyStats(options(fake.fetch, { from: '2026-01-01', to: '2026-02-28', cache }));
-    expect(fake.calls.sort()).toEqual([
-      `${BASE}/api/v1/public/data?startDate=2026-01-11&endDate=2026-01-31`,
-      `${BASE}/api/v1/public/data?startDate=2026-02-01&endDate=2026-02-28`,
-    ]);
+    changes.set('2026-01-05', { txn_count: 0 });
+    changes.set('2026-01-15', { txn_count: 0 });
+    expect((await fetchDailyStats(options(fake.fetch, { from: '2026-01-01', to: '2026-02-28', cache }))).restatedDays).toEqual(['2026-01-05']);
   });
 
-  it('reports the days without a record and keeps no settled day after a missing one', async () => {
+  it('reports the days without a record', async () => {
     const gap = new Set(['2025-01-05', '2025-01-30', '2025-01-31']);
-    const fake = fakeFetch((url) => ({
-      body: { status: 'Success', data: fullWindow(url).filter((record) => !gap.has(record.date)) },
-      headers: { 'x-data-settled-through': '2025-06-01', 'x-data-missing-days': '2025-01-05, 2025-01-30/2025-01-31' },
-    }));
-    const cache = new Map<string, DataRecord[]>();
+    const fake = validatingFetch((url) => fullWindow(url).filter((record) => !gap.has(record.date)), { 'x-data-settled-through': '2025-06-01', 'x-data-missing-days': '2025-01-05, 2025-01-30/2025-01-31' });
+    const cache = new Map<string, StoredAnswer>();
     const result = await fetchDailyStats(options(fake.fetch, { cache }));
     expect(result.records).toHaveLength(28);
     expect(result.missingDays).toEqual(['2025-01-05', '2025-01-30', '2025-01-31']);
-    expect([...cache.values()][0]?.map((record) => record.date)).toEqual(['2025-01-01', '2025-01-02', '2025-01-03', '2025-01-04']);
-    fake.calls.length = 0;
+    // From the cache (304) alike.
+    expect(await fetchDailyStats(options(fake.fetch, { cache }))).toEqual(result);
+  });
+
+  it('keeps no answer that came without an ETag: there is nothing to revalidate it with', async () => {
+    const fake = fakeFetch();
+    const cache = new Map<string, StoredAnswer>();
     await getDailyStats(options(fake.fetch, { cache }));
-    expect(fake.calls).toEqual([`${BASE}/api/v1/public/data?startDate=2025-01-05&endDate=2025-01-31`]);
-  });
-
-  it('says no settled day when everything came from the cache', async () => {
-    const cache = new Map<string, DataRecord[]>();
-    await getDailyStats(options(fakeFetch().fetch, { cache }));
-    const again = fakeFetch();
-    expect(await fetchDailyStats(options(again.fetch, { cache }))).toMatchObject({ settledThrough: undefined, missingDays: [] });
-    expect(again.calls).toEqual([]);
-  });
-
-  it('does not keep a settled window with days missing (not materialised yet)', async () => {
-    const fake = fakeFetch((url) => ({ body: { status: 'Success', data: fullWindow(url).slice(1) } }));
-    const cache = new Map<string, DataRecord[]>();
     await getDailyStats(options(fake.fetch, { cache }));
     expect(cache.size).toBe(0);
+    expect(fake.inits.map((init) => init.headers['if-none-match'])).toEqual([undefined, undefined]);
+  });
+
+  it('refuses a 304 to a request it did not make conditional', async () => {
+    const error = await getDailyStats(options(fakeFetch(() => ({ status: 304 })).fetch)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UnexpectedResponseError);
+    expect(error).toMatchObject({ status: 304 });
   });
 
   it('hands out copies, so a caller changing its result cannot change the cache', async () => {
-    const cache = new Map<string, DataRecord[]>();
-    const first = await getDailyStats(options(fakeFetch().fetch, { cache }));
+    const cache = new Map<string, StoredAnswer>();
+    const first = await getDailyStats(options(validatingFetch().fetch, { cache }));
     first[0]!.txn_count = 999_999;
-    const second = await getDailyStats(options(fakeFetch().fetch, { cache }));
+    const second = await getDailyStats(options(validatingFetch().fetch, { cache }));
     expect(second[0]!.txn_count).toBe(1);
+    second[0]!.txn_count = 999_999;
+    expect((await getDailyStats(options(validatingFetch().fetch, { cache })))[0]!.txn_count).toBe(1);
   });
 
-  it('treats a failing or corrupt cache as a miss', async () => {
+  it('treats a failing or corrupt cache as a miss, asked for without a validator', async () => {
     const broken = { get: () => Promise.reject(new Error('disk gone')), set: () => Promise.reject(new Error('disk gone')) };
-    const fake = fakeFetch();
-    await expect(getDailyStats(options(fake.fetch, { cache: broken }))).resolves.toHaveLength(31);
-    const corrupt = new Map<string, DataRecord[]>();
+    await expect(getDailyStats(options(validatingFetch().fetch, { cache: broken }))).resolves.toHaveLength(31);
     const key = windowCacheKey(new URL(`${BASE}/api/v1/public/data`), { startDate: '2025-01-01', endDate: '2025-01-31', start: 0, end: 30, days: 31 });
-    corrupt.set(key, [{ date: 'bad', txn_count: 1, impr_count: 1, service_revenue: 1 }]);
-    const again = fakeFetch();
-    await expect(getDailyStats(options(again.fetch, { cache: corrupt }))).resolves.toHaveLength(31);
-    expect(again.calls).toHaveLength(1);
-    expect(corrupt.get(key)).toHaveLength(31);
+    const record = { date: '2025-01-01', txn_count: 1, impr_count: 10, service_revenue: 1.25 };
+    const corrupt: unknown[] = [
+      [record], // the records of an older client, without an ETag
+      { etag: 'unquoted', records: [record] },
+      { etag: '"x"', records: [{ ...record, date: 'bad' }] },
+      { etag: '"x"', settledThrough: '2025-02-30', records: [record] },
+    ];
+    for (const entry of corrupt) {
+      const cache = new Map<string, unknown>([[key, entry]]);
+      const again = validatingFetch();
+      await expect(getDailyStats(options(again.fetch, { cache: cache as Map<string, StoredAnswer> }))).resolves.toHaveLength(31);
+      expect(again.inits.map((init) => init.headers['if-none-match'])).toEqual([undefined]);
+      expect((cache.get(key) as StoredAnswer).records).toHaveLength(31);
+    }
+  });
+
+  it('from a page of another origin without a token, keeps nothing and lets the browser revalidate, since If-None-Match would need a preflight', async () => {
+    const page = globalThis as { location?: { origin: string } };
+    page.location = { origin: 'https://app.example' };
+    try {
+      const cache = new Map<string, StoredAnswer>();
+      const fake = validatingFetch();
+      await getDailyStats(options(fake.fetch, { cache }));
+      await getDailyStats(options(fake.fetch, { cache }));
+      expect(cache.size).toBe(0);
+      expect(fake.inits.map((init) => [init.headers['if-none-match'], init.cache])).toEqual([[undefined, 'no-cache'], [undefined, 'no-cache']]);
+
+      // With a token the call is preflighted anyway; from the API's own origin it never is.
+      for (const extra of [{ token: 'adk_x' }, { baseUrl: 'https://app.example' }]) {
+        const own = validatingFetch();
+        const ownCache = new Map<string, StoredAnswer>();
+        await getDailyStats(options(own.fetch, { cache: ownCache, ...extra }));
+        await getDailyStats(options(own.fetch, { cache: ownCache, ...extra }));
+        expect(own.inits.map((init) => [init.headers['if-none-match'] !== undefined, init.cache])).toEqual([[false, undefined], [true, undefined]]);
+      }
+    } finally {
+      delete page.location;
+    }
   });
 
   it('keys a window by server and range', () => {

@@ -1,7 +1,7 @@
 /** The command's pure parts: exit codes, messages, output formats, its help. Its flags are tested by running the program, in test/integration/client-cli.test.ts. */
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_BASE_URL, describeFailure, describeSettlement, exitCodeFor, formatRecords, USAGE } from '../../../jobs/cli/data-fetch.ts';
+import { DEFAULT_BASE_URL, describeFailure, describeRestated, describeSettlement, exitCodeFor, formatRecords, USAGE } from '../../../jobs/cli/data-fetch.ts';
 import { runCli } from '../../../jobs/cli/run-cli.ts';
 import {
   CONCURRENCY,
@@ -60,11 +60,16 @@ describe('data-fetch exit codes', () => {
   });
 
   it('sums up which days are final and which had no record', () => {
-    expect(describeSettlement('2026-11-20', [], 3)).toBe('days up to 2026-11-20 are final; no day missing');
-    expect(describeSettlement(undefined, [], 0)).toBe('every day came from the cache (final); no day missing');
-    expect(describeSettlement('2026-11-20', ['2026-11-24'], 1)).toBe('days up to 2026-11-20 are final; 1 day without a record yet (2026-11-24)');
+    expect(describeSettlement('2026-11-20', [])).toBe('days up to 2026-11-20 are final; no day missing');
+    expect(describeSettlement(undefined, [])).toBe('the server did not say which days are final; no day missing');
+    expect(describeSettlement('2026-11-20', ['2026-11-24'])).toBe('days up to 2026-11-20 are final; 1 day without a record yet (2026-11-24)');
     const many = Array.from({ length: 8 }, (_, i) => `2026-11-${String(i + 10)}`);
-    expect(describeSettlement('2026-11-20', many, 1)).toBe('days up to 2026-11-20 are final; 8 days without a record yet (2026-11-10, 2026-11-11, 2026-11-12 ... 2026-11-17)');
+    expect(describeSettlement('2026-11-20', many)).toBe('days up to 2026-11-20 are final; 8 days without a record yet (2026-11-10, 2026-11-11, 2026-11-12 ... 2026-11-17)');
+  });
+
+  it('names the days restated since they were cached, when there are any', () => {
+    expect(describeRestated([])).toBeUndefined();
+    expect(describeRestated(['2026-01-15'])).toBe('1 day restated by the server since cached as final, now with the new figures (2026-01-15)');
   });
 
   it('names flags, not client options, in messages about them', () => {
