@@ -21,7 +21,6 @@ import { Responder } from './respond.ts';
 import type { StaticFile } from './static-files.ts';
 import { keepEdgeCspOnWriteHead } from './security.ts';
 
-export { parseTarget } from './request-target.ts';
 
 export type { AstroHandler, EdgeDeps, EdgeLimiter, LimitOutcome } from './edge-deps.ts';
 

@@ -31,7 +31,7 @@ export type EndpointDeps = ChatDeps & ChallengeDeps & ContactDeps & DataDeps;
 export interface Route {
   /** The canonical path of the resource; spellings with a trailing slash share it (cache key, purge). */
   path: string;
-  /** Whose error format and headers the responses use (interface spec section 7). */
+  /** Whose error format and headers the responses use (docs/interface.md section 5). */
   interface: ApiInterface;
   /**
    * `api`: JSON resources (locked-down CSP); `page`: documents (page CSP); `probe`: /healthz and
@@ -45,7 +45,7 @@ export interface Route {
   bodyLimit: number;
   /**
    * How long the answer may take, in ms from the request's arrival: the endpoint's one deadline
-   * (PlainRequest.deadline), inside the 5 s the interfaces promise (docs/interface.md section 5),
+   * (PlainRequest.deadline), inside the 5 s the interfaces promise (docs/interface.md section 3),
    * with room left to send the answer.
    */
   deadlineMs: number;

@@ -1,6 +1,6 @@
 /**
  * `POST /api/chat` and its preflight as one endpoint (src/lib/endpoint.ts), bound to its path in
- * the route table. docs/interface.md sections 2 and 4: 400 for a bad ChatRequest, 403 for an
+ * the route table. docs/interface.md sections 3 and 5: 400 for a bad ChatRequest, 403 for an
  * origin that is not allowed, 200 `text/plain` streamed otherwise; OPTIONS is the CORS preflight,
  * any other method 405.
  */

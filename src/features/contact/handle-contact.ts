@@ -117,7 +117,7 @@ function success(replayed: boolean, html: boolean): PlainResponse {
   };
 }
 
-/** The database could not take the submission: 502 per spec section 4 rule 2; nothing stored. */
+/** The database could not take the submission: 502 per docs/interface.md section 3; nothing stored. */
 function unavailable(deps: ContactDeps, error: unknown): HttpError {
   deps.log.error({ err: error, database: deps.db.target }, 'contact submission not stored');
   return new HttpError(502, 'upstream_unavailable', {
@@ -133,7 +133,7 @@ class StoreTimeout extends Error {
 
 /**
  * Store with a deadline. Every failure but a reused key is the database's (unreachable,
- * read-only, locked, timed out): 502 per spec section 4 rule 2, and nothing was stored: the
+ * read-only, locked, timed out): 502 per docs/interface.md section 3, and nothing was stored: the
  * insert either failed or, past the deadline, is cancelled by the database itself (see
  * storeSubmission's lock timeout, set below the deadline).
  */

@@ -37,7 +37,7 @@ export const dataEndpoint: Endpoint<DataDeps> = async (request, deps) => {
     }
     const range = parseDateRange(url.searchParams);
     // The request's one deadline bounds the read: an unreachable or stuck database answers 503
-    // within the time the interface promises (docs/interface.md section 5).
+    // within the time the interface promises (docs/interface.md section 3).
     const rows = await readWithin(deps.db, range.startDate, range.endDate, timeLeft(request));
     const response: DataResponse = { status: 'Success', data: rows.map(toDataRecord) };
     const body = JSON.stringify(response);

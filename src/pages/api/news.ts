@@ -1,5 +1,5 @@
 /**
- * listNews (interface spec, section 4): every published article, newest first, metadata only.
+ * listNews (docs/interface.md section 3): every published article, newest first, metadata only.
  * Prerendered: `astro build` writes the bytes once; the edge serves them with ETag/304,
  * Cache-Control and the rate-limit headers.
  */

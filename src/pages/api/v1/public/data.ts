@@ -1,4 +1,4 @@
-/** Get Data (docs/interface.md section 4): the data endpoint under `astro dev`. */
+/** Get Data (docs/interface.md section 3): the data endpoint under `astro dev`. */
 import { PATHS } from '../../../../lib/paths.ts';
 import { astroEndpoint } from '../../../../server/astro-endpoint.ts';
 
