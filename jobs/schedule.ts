@@ -49,7 +49,7 @@ export function tickDays(tickMs: number): { from: string; to: string } {
  */
 export async function runStatsTick(deps: MaterializeDeps, tickMs: number): Promise<TickOutcome> {
   const { from, to } = tickDays(tickMs);
-  const outcome = await withStatsLock(deps.db, async () => ((await daysWrittenSince(deps.db.db, from, to, tickMs)) ? undefined : materialize(deps, from, to)));
+  const outcome = await withStatsLock(deps.db, async () => ((await daysWrittenSince(deps.db.kysely, from, to, tickMs)) ? undefined : materialize(deps, from, to)));
   if (!outcome.acquired) return { ran: false, reason: 'locked', from, to };
   if (outcome.value === undefined) return { ran: false, reason: 'already-done', from, to };
   return { ran: true, from, to, result: outcome.value };

@@ -37,7 +37,7 @@ export async function prepareEvents(workDir: string, settings: Settings): Promis
   const file = join(workDir, 'events.db');
   for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
   const handle = createDb(file);
-  const migration = await migrateToLatest(handle.db, handle.engine);
+  const migration = await migrateToLatest(handle.kysely, handle.engine);
   await handle.close();
   if (migration.error) throw new Error(`migrating ${file}: ${String(migration.error)}`);
 
@@ -70,7 +70,7 @@ export async function cliScript(plan: Plan, materializedAt: number): Promise<str
     for (let start = parseDay(plan.from); start <= parseDay(plan.to); start += DEFAULT_BATCH_DAYS) {
       const days: number[] = [];
       for (let day = start; day <= Math.min(parseDay(plan.to), start + DEFAULT_BATCH_DAYS - 1); day++) days.push(day);
-      const { sql, parameters } = materializeStatement(days, materializedAt).compile(compiler.db);
+      const { sql, parameters } = materializeStatement(days, materializedAt).compile(compiler.kysely);
       let i = 0;
       const inlined = sql.replace(/\?/g, () => literal(parameters[i++]));
       if (i !== parameters.length) throw new Error('materializeStatement: placeholders and parameters differ');

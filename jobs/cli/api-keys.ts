@@ -51,14 +51,14 @@ async function apiKeys({ values, positionals, db, stdout, stderr }: Cli<typeof O
       if (name.length > 200) throw new UsageError('--name is longer than 200 characters');
       const minuteLimit = limitOf('minute', values.minute, DEFAULT_KEY_MINUTE);
       const dayLimit = limitOf('day', values.day, DEFAULT_KEY_DAY);
-      const { key, token } = await createKey((await db()).db, { name, minuteLimit, dayLimit, now: Date.now() });
+      const { key, token } = await createKey((await db()).kysely, { name, minuteLimit, dayLimit, now: Date.now() });
       stdout.write(`${token}\n`);
       stderr.write(`key ${key.id} created for "${key.name}": ${key.minuteLimit}/min, ${key.dayLimit}/day. The token above is shown only now: store it.\n`);
       return 0;
     }
     case 'list': {
       if (rest.length > 0 || values.name !== undefined || values.minute !== undefined || values.day !== undefined) throw new UsageError('list takes no arguments');
-      const keys = await listKeys((await db()).db);
+      const keys = await listKeys((await db()).kysely);
       for (const key of keys) stdout.write(`${formatKey(key)}\n`);
       stderr.write(`${keys.length} key${keys.length === 1 ? '' : 's'}\n`);
       return 0;
@@ -66,7 +66,7 @@ async function apiKeys({ values, positionals, db, stdout, stderr }: Cli<typeof O
     case 'revoke': {
       const [idText, ...more] = rest;
       if (idText === undefined || more.length > 0 || !/^[1-9]\d{0,15}$/.test(idText)) throw new UsageError('revoke needs one key id (a whole number, from `list`)');
-      const outcome = await revokeKey((await db()).db, Number(idText), Date.now());
+      const outcome = await revokeKey((await db()).kysely, Number(idText), Date.now());
       if (outcome === 'unknown') {
         stderr.write(`api-keys: no key with id ${idText} (\`npm run -s api-keys -- list\` shows the ids)\n`);
         return EX_DATAERR;

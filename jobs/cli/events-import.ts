@@ -65,7 +65,7 @@ if (import.meta.main) {
     const handle = await db({ statementTimeoutMs: 60_000 });
     const bar = progress(size, 'importing', { unit: 'bytes', stream: stderr });
     bar.update(0);
-    const result = await importEventsFile(handle.db, file, {
+    const result = await importEventsFile(handle.kysely, file, {
       ...(format === undefined ? {} : { format }),
       maxBadLinesKept: SHOW_BAD_LINES,
       onProgress: (consumed) => bar.update(Math.min(consumed, size)),

@@ -19,7 +19,7 @@ if (import.meta.main) {
   process.exitCode = await runCli('seed', { synopsis: 'npm run seed', options: {} }, async ({ config, db, stdout, stderr }) => {
     const started = performance.now();
     const handle = await db({ statementTimeoutMs: 60_000 });
-    if ((await earliestEventAt(handle.db)) !== undefined) {
+    if ((await earliestEventAt(handle.kysely)) !== undefined) {
       const catchUp = progress(0, 'seed: materialising missing days', { unit: 'days', stream: stderr });
       const caughtUp = await materializeMissing({ db: handle }, { onProgress: (done, total) => catchUp.update(done, { total }) });
       catchUp.stop();

@@ -66,7 +66,7 @@ export function createEdgeLimiter(config: Config, log: Logger, options: EdgeLimi
   const store: RateLimitStore = config.REDIS_URL ? createRedisStore({ url: config.REDIS_URL, log, prefix: config.REDIS_KEY_PREFIX, commandTimeoutMs: config.REDIS_TIMEOUT_MS }) : createMemoryStore();
   const { db } = options;
   const keys: KeyResolver | undefined = db && createKeyResolver({
-    find: (tokenHash) => db.withDeadline(KEY_LOOKUP_DEADLINE_MS, () => findLiveKey(db.db, tokenHash)),
+    find: (tokenHash) => db.withDeadline(KEY_LOOKUP_DEADLINE_MS, () => findLiveKey(db.kysely, tokenHash)),
     ttlMs: config.API_KEY_CACHE_SECONDS * 1000,
     now,
   });

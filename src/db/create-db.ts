@@ -14,7 +14,7 @@ import { DeadlineExceeded, isWriteFailure } from './storage-errors.ts';
 export type Engine = 'sqlite' | 'postgres';
 
 export interface DbHandle {
-  db: Kysely<Database>;
+  kysely: Kysely<Database>;
   engine: Engine;
   /** Human-readable target without credentials, for logs. */
   target: string;
@@ -170,7 +170,7 @@ export function createDb(url: string, options: DbOptions = {}): DbHandle {
   }
 
   return {
-    db,
+    kysely: db,
     engine,
     target,
     async ping(timeoutMs = 2_000) {

@@ -45,7 +45,7 @@ export async function openMigratedDb(config: DbConfig, options: OpenOptions = {}
   let failure: unknown;
   try {
     // Migrator returns its failure instead of throwing; opening the SQLite file may still throw.
-    const { error, results = [] } = await migrateToLatest(handle.db, handle.engine);
+    const { error, results = [] } = await migrateToLatest(handle.kysely, handle.engine);
     for (const result of results) onMigration?.(result);
     failure = error;
   } catch (error) {

@@ -32,14 +32,14 @@ const SEEDED_DAYS = ['2026-03-01', '2026-03-02', '2026-03-03'];
 async function prepareDatabase(url: string, options: { breakContact?: boolean } = {}): Promise<string> {
   const handle = createDb(url);
   try {
-    const migration = await migrateToLatest(handle.db, handle.engine);
+    const migration = await migrateToLatest(handle.kysely, handle.engine);
     if (migration.error) throw migration.error;
-    await handle.db
+    await handle.kysely
       .insertInto('daily_stat')
       .values(SEEDED_DAYS.map((day, i) => ({ day, txn_count: 70 + i, impr_count: 2400 + i * 13, revenue_minor: 251_964 + i * 101, materialized_at: Date.now() })))
       .execute();
     // The store fails as a lost database would, after start-up: every insert errors.
-    if (options.breakContact) await sql`DROP TABLE contact_submission`.execute(handle.db);
+    if (options.breakContact) await sql`DROP TABLE contact_submission`.execute(handle.kysely);
   } finally {
     await handle.close();
   }

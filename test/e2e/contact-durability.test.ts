@@ -87,7 +87,7 @@ interface StoredRow {
 async function storedRows(databaseUrl: string, runId: string): Promise<StoredRow[]> {
   const handle = createDb(databaseUrl);
   try {
-    return await handle.db
+    return await handle.kysely
       .selectFrom('contact_submission')
       .select(['idempotency_key', 'name', 'job_title', 'work_email', 'priority', 'message'])
       .where('name', 'like', `durability ${runId} #%`)

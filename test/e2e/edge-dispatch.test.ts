@@ -27,7 +27,7 @@ describe('declared API routes answered by the edge', () => {
   });
 
   it('answers a data range with its length, and the next request from the response cache', async () => {
-    await db.db.insertInto('daily_stat').values({ day: '2024-01-05', txn_count: 5, impr_count: 100, revenue_minor: 1234, materialized_at: Date.now() }).execute();
+    await db.kysely.insertInto('daily_stat').values({ day: '2024-01-05', txn_count: 5, impr_count: 100, revenue_minor: 1234, materialized_at: Date.now() }).execute();
 
     const first = await rawRequest(server.url, RANGE);
     expect(first.status).toBe(200);
@@ -36,7 +36,7 @@ describe('declared API routes answered by the edge', () => {
     expect(JSON.parse(first.body)).toEqual({ status: 'Success', data: [{ date: '2024-01-05', txn_count: 5, impr_count: 100, service_revenue: 12.34 }] });
 
     // Changed behind the server's back (no purge): a cached answer still says 5.
-    await db.db.updateTable('daily_stat').set({ txn_count: 6 }).where('day', '=', '2024-01-05').execute();
+    await db.kysely.updateTable('daily_stat').set({ txn_count: 6 }).where('day', '=', '2024-01-05').execute();
     const second = await rawRequest(server.url, RANGE);
     expect(second.body).toBe(first.body);
     expect(second.headers['etag']).toBe(first.headers['etag']);
@@ -54,7 +54,7 @@ describe('declared API routes answered by the edge', () => {
     expect(res.body).toBe('{"success":true}');
     expect(res.headers['content-length']).toBe('16');
     expect(res.headers['x-request-id']).toBeDefined();
-    const rows = await db.db.selectFrom('contact_submission').select(['name', 'work_email']).where('name', '=', 'Edge Dispatch').execute();
+    const rows = await db.kysely.selectFrom('contact_submission').select(['name', 'work_email']).where('name', '=', 'Edge Dispatch').execute();
     expect(rows).toEqual([{ name: 'Edge Dispatch', work_email: 'edge@example.com' }]);
   });
 });

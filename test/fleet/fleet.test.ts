@@ -54,7 +54,7 @@ describe('two instances behind nginx on PostgreSQL and Redis', () => {
     db = pg.handle;
     const yesterday = new Date(Date.now() - 86_400_000);
     yesterday.setUTCHours(12, 0, 0, 0);
-    await db.db
+    await db.kysely
       .insertInto('event')
       .values([
         { id: 'fleet-1', occurred_at: yesterday.getTime(), kind: 'transaction', revenue_minor: 1234 },
@@ -136,7 +136,7 @@ describe('two instances behind nginx on PostgreSQL and Redis', () => {
       ),
     );
     expect(responses.map((r) => r.status)).toEqual(Array(200).fill(200));
-    const rows = await db.db.selectFrom('contact_submission').select('name').where('name', 'like', `Fleet ${run} %`).execute();
+    const rows = await db.kysely.selectFrom('contact_submission').select('name').where('name', 'like', `Fleet ${run} %`).execute();
     expect(rows).toHaveLength(200);
     expect(new Set(rows.map((r) => r.name)).size).toBe(200);
   });
@@ -175,7 +175,7 @@ describe('two instances behind nginx on PostgreSQL and Redis', () => {
     expect(lines.filter((l) => l.includes('stats tick materialised'))).toHaveLength(1);
     expect(lines.filter((l) => l.includes('stats tick skipped'))).toHaveLength(1);
     const day = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
-    const row = await db.db.selectFrom('daily_stat').selectAll().where('day', '=', day).executeTakeFirst();
+    const row = await db.kysely.selectFrom('daily_stat').selectAll().where('day', '=', day).executeTakeFirst();
     expect(row).toMatchObject({ txn_count: 1, impr_count: 1, revenue_minor: 1234 });
   });
 
@@ -195,7 +195,7 @@ describe('two instances behind nginx on PostgreSQL and Redis', () => {
     const results = await Promise.all(inFlight);
     const acknowledged = results.filter((r) => r.status === 200).map((r) => `Kill ${run} ${r.i}`);
     expect(acknowledged.length).toBeGreaterThan(0);
-    const stored = new Set((await db.db.selectFrom('contact_submission').select('name').where('name', 'like', `Kill ${run} %`).execute()).map((r) => r.name));
+    const stored = new Set((await db.kysely.selectFrom('contact_submission').select('name').where('name', 'like', `Kill ${run} %`).execute()).map((r) => r.name));
     for (const name of acknowledged) expect(stored.has(name), name).toBe(true);
 
     const after = await Promise.all(Array.from({ length: 20 }, (_, i) => submit(1000 + i)));

@@ -55,13 +55,13 @@ export function utcDay(offset: number, nowMs = Date.now()): string {
 export async function seedDailyStats(databaseUrl: string, days: number, nowMs = Date.now()): Promise<void> {
   const handle = createDb(databaseUrl);
   try {
-    const migration = await migrateToLatest(handle.db, handle.engine);
+    const migration = await migrateToLatest(handle.kysely, handle.engine);
     if (migration.error) throw migration.error;
     const rows = Array.from({ length: days }, (_, i) => {
       const txn = 40_000 + ((i * 7919) % 9_000) + (i % 7) * 3_000;
       return { day: utcDay(-days + i, nowMs), txn_count: txn, impr_count: txn * 23 + (i % 5) * 1_111, revenue_minor: txn * 37 + i, materialized_at: nowMs };
     });
-    await handle.db.insertInto('daily_stat').values(rows).execute();
+    await handle.kysely.insertInto('daily_stat').values(rows).execute();
   } finally {
     await handle.close();
   }
@@ -71,7 +71,7 @@ export async function seedDailyStats(databaseUrl: string, days: number, nowMs = 
 export async function storedSubmissions(databaseUrl: string) {
   const handle = createDb(databaseUrl);
   try {
-    return await handle.db.selectFrom('contact_submission').select(['name', 'job_title', 'work_email', 'priority', 'message']).orderBy('id').execute();
+    return await handle.kysely.selectFrom('contact_submission').select(['name', 'job_title', 'work_email', 'priority', 'message']).orderBy('id').execute();
   } finally {
     await handle.close();
   }

@@ -62,7 +62,7 @@ export async function createMigratedDatabase(prefix = 't'): Promise<MigratedData
     await handle.close();
     await temp.drop();
   };
-  const migration = await migrateToLatest(handle.db, handle.engine);
+  const migration = await migrateToLatest(handle.kysely, handle.engine);
   if (migration.error) {
     await drop();
     throw migration.error;

@@ -40,11 +40,11 @@ export function useStatsServers(plan: TrafficPlan): StatsServers {
     const traffic = { firstDay: today - plan.days, lastDay: today - 1, baseImpressions: 20, seed: plan.seed, ...(plan.zeroDayOffsets ? { zeroDayOffsets: plan.zeroDayOffsets } : {}) };
     const handle = createDb(databaseUrl);
     try {
-      expect((await migrateToLatest(handle.db, handle.engine)).error).toBeUndefined();
+      expect((await migrateToLatest(handle.kysely, handle.engine)).error).toBeUndefined();
       const random = mulberry32(traffic.seed);
       const events: NewEvent[] = [];
       for (let day = traffic.firstDay; day <= traffic.lastDay; day++) events.push(...eventsForDay(traffic, day, random));
-      await handle.db.transaction().execute((trx) => insertEvents(trx, events));
+      await handle.kysely.transaction().execute((trx) => insertEvents(trx, events));
       expect(await materialize({ db: handle }, formatDay(traffic.firstDay), formatDay(traffic.lastDay))).toEqual({ days: plan.days });
     } finally {
       await handle.close();
@@ -64,7 +64,7 @@ export function useStatsServers(plan: TrafficPlan): StatsServers {
     async fromDatabase(from, to) {
       const handle = createDb(databaseUrl);
       try {
-        return (await readDailyStats(handle.db, from, to)).map(toDataRecord);
+        return (await readDailyStats(handle.kysely, from, to)).map(toDataRecord);
       } finally {
         await handle.close();
       }

@@ -13,7 +13,7 @@ describe.each(ENGINES)('api_key on %s', (engine) => {
   it('stores only the hash, finds live keys by it, and forgets revoked ones', async () => {
     const test = await openTestDb(engine);
     try {
-      const { db } = test.handle;
+      const { kysely: db } = test.handle;
       const made = await createKey(db, { name: 'Acme', minuteLimit: 600, dayLimit: 50_000, now: 1_700_000_000_000 });
       const other = await createKey(db, { name: 'Other', minuteLimit: 5, dayLimit: 7, now: 1_700_000_000_001 });
       expect(made.key).toEqual({ id: made.key.id, name: 'Acme', tokenPrefix: made.token.slice(0, 8), minuteLimit: 600, dayLimit: 50_000, createdAt: 1_700_000_000_000, revokedAt: null });

@@ -61,7 +61,7 @@ describe.each(ENGINES)('a restated settled day on %s', (engine) => {
     db = await openTestDb(engine);
     const events = Array.from({ length: BEFORE }, (_, i) => transaction(`t${i}`, DAY, i));
     for (let day = DAY - 3; day <= DAY + 3; day++) if (day !== DAY) events.push(transaction(`n${day}`, day, 0));
-    await db.handle.db.transaction().execute((trx) => insertEvents(trx, events));
+    await db.handle.kysely.transaction().execute((trx) => insertEvents(trx, events));
     expect(await materialize({ db: db.handle }, RANGE.from, RANGE.to)).toEqual({ days: 7 });
   });
   afterAll(async () => {

@@ -29,7 +29,7 @@ export async function openTestDb(engine: TestEngine, options: DbOptions = {}): P
   const temp = engine === 'postgres' ? await createTempDatabase('contact') : undefined;
   const url = temp?.url ?? tempSqliteUrl();
   const handle = createDb(url, options);
-  const migration = await migrateToLatest(handle.db, handle.engine);
+  const migration = await migrateToLatest(handle.kysely, handle.engine);
   if (migration.error) throw migration.error;
   return {
     url,
@@ -115,6 +115,6 @@ export async function answer(response: Response): Promise<{ status: number; cont
 }
 
 export async function countRows(handle: DbHandle): Promise<number> {
-  const row = await handle.db.selectFrom('contact_submission').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const row = await handle.kysely.selectFrom('contact_submission').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   return Number(row.n);
 }

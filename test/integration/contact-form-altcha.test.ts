@@ -38,8 +38,8 @@ describe.each(ENGINES)('contact form posts and proof of work on %s', (engine) =>
   const suite = useTestDb(engine);
   let altcha: Services;
   beforeEach(async () => {
-    await suite.db.handle.db.deleteFrom('contact_submission').execute();
-    await suite.db.handle.db.deleteFrom('contact_altcha_used').execute();
+    await suite.db.handle.kysely.deleteFrom('contact_submission').execute();
+    await suite.db.handle.kysely.deleteFrom('contact_altcha_used').execute();
     altcha = testServices(suite.db.handle, { CONTACT_ALTCHA_HMAC_KEY: KEY });
   });
 
@@ -48,7 +48,7 @@ describe.each(ENGINES)('contact form posts and proof of work on %s', (engine) =>
       const response = await callContact(formPost('name=Ada+Lovelace&job_title=&work_email=+ada%40example.com&priority=high&message=Hello%0D%0Athere&website='), suite.services);
       expect(response.status).toBe(303);
       expect(response.headers.get('location')).toBe('/contact/thanks/');
-      const rows = await suite.db.handle.db.selectFrom('contact_submission').select(['name', 'job_title', 'work_email', 'priority', 'message']).execute();
+      const rows = await suite.db.handle.kysely.selectFrom('contact_submission').select(['name', 'job_title', 'work_email', 'priority', 'message']).execute();
       expect(rows).toEqual([{ name: 'Ada Lovelace', job_title: null, work_email: 'ada@example.com', priority: 'high', message: 'Hello\r\nthere' }]);
     });
 
@@ -185,7 +185,7 @@ describe.each(ENGINES)('contact form posts and proof of work on %s', (engine) =>
     });
 
     it('purges spent solutions whose challenge has expired', async () => {
-      const db = suite.db.handle.db;
+      const db = suite.db.handle.kysely;
       await db.insertInto('contact_altcha_used').values([
         { signature: 'aa', expires_at: Date.now() - 1_000, idempotency_key: null },
         { signature: 'bb', expires_at: Date.now() + 60_000, idempotency_key: null },

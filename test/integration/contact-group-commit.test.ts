@@ -19,7 +19,7 @@ describe.each(ENGINES)('contact group commit on %s', (engine) => {
   const suite = useTestDb(engine);
 
   beforeEach(async () => {
-    await sql`delete from contact_submission`.execute(suite.db.handle.db);
+    await sql`delete from contact_submission`.execute(suite.db.handle.kysely);
   });
   afterEach(() => {
     vi.restoreAllMocks();
@@ -27,7 +27,7 @@ describe.each(ENGINES)('contact group commit on %s', (engine) => {
 
   it('stores a burst of 200 submissions of one turn in one transaction, each answered with its own row', async () => {
     const { handle } = suite.db;
-    const transactions = vi.spyOn(handle.db, 'transaction');
+    const transactions = vi.spyOn(handle.kysely, 'transaction');
     const results = await Promise.all(Array.from({ length: 200 }, (_, i) => store(handle, payload(i))));
     expect(transactions).toHaveBeenCalledTimes(1);
 
@@ -44,14 +44,14 @@ describe.each(ENGINES)('contact group commit on %s', (engine) => {
 
   it('fails only the row the database refuses, and stores the others of its group', async () => {
     const { handle } = suite.db;
-    await refuseMessage(engine, handle.db, 'poison');
+    await refuseMessage(engine, handle.kysely, 'poison');
     try {
       const outcomes = await Promise.allSettled([store(handle, payload(1)), store(handle, payload(2, 'poison')), store(handle, payload(3)), store(handle, payload(4))]);
       expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
       const rows = await listSubmissions(handle);
       expect(rows.map((row) => row.name).sort()).toEqual(['Sender 1', 'Sender 3', 'Sender 4']);
     } finally {
-      await allowMessages(engine, handle.db);
+      await allowMessages(engine, handle.kysely);
     }
   });
 
@@ -77,7 +77,7 @@ describe.each(ENGINES)('contact group commit on %s', (engine) => {
   });
 });
 
-type Db = ReturnType<typeof useTestDb>['db']['handle']['db'];
+type Db = ReturnType<typeof useTestDb>['db']['handle']['kysely'];
 
 /** A trigger that aborts the insert of a submission with this message. */
 async function refuseMessage(engine: (typeof ENGINES)[number], db: Db, message: string): Promise<void> {

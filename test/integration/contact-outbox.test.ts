@@ -56,7 +56,7 @@ describe.each(ENGINES)('contact outbox on %s', (engine) => {
     await db?.dispose();
   });
   beforeEach(async () => {
-    await db.handle.db.deleteFrom('contact_submission').execute();
+    await db.handle.kysely.deleteFrom('contact_submission').execute();
     webhook = new Webhook();
     await webhook.start();
   });
@@ -66,7 +66,7 @@ describe.each(ENGINES)('contact outbox on %s', (engine) => {
 
   const queue = (overrides: Partial<ContactPayload> = {}, now = T0) =>
     storeSubmission(db.handle, { ...validPayload, ...overrides }, { webhookEnabled: true, now });
-  const row = (id: number) => db.handle.db.selectFrom('contact_submission').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  const row = (id: number) => db.handle.kysely.selectFrom('contact_submission').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
   it('posts a pending submission to the webhook once and marks it delivered', async () => {
     const { id } = await queue();
@@ -211,7 +211,7 @@ describe.each(ENGINES)('contact outbox on %s', (engine) => {
     const response = await callContact(contactRequest(json({ ...validPayload, name: 'During the outage' })), services);
     expect(response.status).toBe(200);
     expect(await run).toEqual({ delivered: 0, failed: 1 });
-    const stored = await db.handle.db.selectFrom('contact_submission').select(['name', 'delivery_status']).where('name', '=', 'During the outage').execute();
+    const stored = await db.handle.kysely.selectFrom('contact_submission').select(['name', 'delivery_status']).where('name', '=', 'During the outage').execute();
     expect(stored).toEqual([{ name: 'During the outage', delivery_status: 'pending' }]);
   });
 
@@ -245,7 +245,7 @@ describe('contact outbox without a database', () => {
   it('does nothing when no webhook is configured', async () => {
     const handle = createDb(':memory:');
     try {
-      expect((await migrateToLatest(handle.db, handle.engine)).error).toBeUndefined();
+      expect((await migrateToLatest(handle.kysely, handle.engine)).error).toBeUndefined();
       await storeSubmission(handle, validPayload, { webhookEnabled: true });
       let calls = 0;
       const outbox = startOutbox({
@@ -259,7 +259,7 @@ describe('contact outbox without a database', () => {
       await new Promise((resolve) => setTimeout(resolve, 60));
       await outbox.stop();
       expect(calls).toBe(0);
-      const row = await handle.db.selectFrom('contact_submission').select('delivery_status').executeTakeFirstOrThrow();
+      const row = await handle.kysely.selectFrom('contact_submission').select('delivery_status').executeTakeFirstOrThrow();
       expect(row.delivery_status).toBe('pending');
     } finally {
       await handle.close();

@@ -41,7 +41,7 @@ describe.each(ENGINES)('contact retention and erasure on %s', (engine) => {
   const suite = useTestDb(engine);
 
   beforeEach(async () => {
-    await suite.db.handle.db.deleteFrom('contact_submission').execute();
+    await suite.db.handle.kysely.deleteFrom('contact_submission').execute();
   });
 
   /** A submission made `daysAgo` days before NOW; `pending` queues it for the webhook. */
@@ -49,7 +49,7 @@ describe.each(ENGINES)('contact retention and erasure on %s', (engine) => {
     const { id } = await storeSubmission(suite.db.handle, { ...validPayload, work_email: overrides.work_email ?? validPayload.work_email }, { webhookEnabled: overrides.pending ?? false, now: NOW - daysAgo * DAY_MS });
     return id;
   };
-  const remaining = async () => (await suite.db.handle.db.selectFrom('contact_submission').select('id').orderBy('id').execute()).map((r) => r.id);
+  const remaining = async () => (await suite.db.handle.kysely.selectFrom('contact_submission').select('id').orderBy('id').execute()).map((r) => r.id);
 
   it('purges the submissions made before the cutoff, in batches, counting the pending deliveries among them', async () => {
     const old = [await submit(40, { pending: true }), await submit(35), await submit(31, { pending: true }), await submit(30.0001)];
@@ -84,10 +84,10 @@ describe.each(ENGINES)('contact retention and erasure on %s', (engine) => {
   it('looks the address up through the lower(work_email) index of migration 0005', async () => {
     const lookup = sql`select id from contact_submission where lower(work_email) = ${'ada@example.com'}`;
     if (engine === 'sqlite') {
-      const plan = await sql<{ detail: string }>`explain query plan ${lookup}`.execute(suite.db.handle.db);
+      const plan = await sql<{ detail: string }>`explain query plan ${lookup}`.execute(suite.db.handle.kysely);
       expect(plan.rows.map((r) => r.detail).join('\n')).toMatch(/USING (COVERING )?INDEX contact_submission_email_lower/);
     } else {
-      const plan = await suite.db.handle.db.connection().execute(async (connection) => {
+      const plan = await suite.db.handle.kysely.connection().execute(async (connection) => {
         // An empty table is cheapest to scan: forbid that, so the plan shows whether the index can serve the lookup.
         await sql`set enable_seqscan = off`.execute(connection);
         try {
@@ -188,7 +188,7 @@ describe('the server with CONTACT_RETENTION_DAYS', () => {
     const database = tempSqliteUrl();
     const handle = createDb(database);
     try {
-      expect((await migrateToLatest(handle.db, handle.engine)).error).toBeUndefined();
+      expect((await migrateToLatest(handle.kysely, handle.engine)).error).toBeUndefined();
       await storeSubmission(handle, validPayload, { webhookEnabled: true, now: Date.now() - 31 * DAY_MS });
       await storeSubmission(handle, validPayload, { webhookEnabled: false, now: Date.now() - 29 * DAY_MS });
     } finally {

@@ -142,7 +142,7 @@ describe('a submission the database cannot take', () => {
     expect((await callContact(contactRequest(json(validPayload)), testServices(db.handle))).status).toBe(200);
     // SQLite never waits for the lock inside a call (that would stop the event loop): the
     // driver retries on timers instead (src/db/sqlite-driver.ts).
-    const { rows } = await sql<{ timeout: number }>`pragma busy_timeout`.execute(db.handle.db);
+    const { rows } = await sql<{ timeout: number }>`pragma busy_timeout`.execute(db.handle.kysely);
     expect(rows).toEqual([{ timeout: 0 }]);
   });
 });

@@ -24,7 +24,7 @@ afterAll(async () => {
   await db?.dispose();
 });
 beforeEach(async () => {
-  await db.handle.db.deleteFrom('contact_submission').execute();
+  await db.handle.kysely.deleteFrom('contact_submission').execute();
   receiver = await countingServer('127.0.0.1', (_req, res) => res.writeHead(204).end());
 });
 afterEach(async () => {
@@ -32,7 +32,7 @@ afterEach(async () => {
 });
 
 const queue = () => storeSubmission(db.handle, validPayload, { webhookEnabled: true, now: T0 });
-const lastError = async (id: number) => (await db.handle.db.selectFrom('contact_submission').select(['last_error', 'delivery_status']).where('id', '=', id).executeTakeFirstOrThrow());
+const lastError = async (id: number) => (await db.handle.kysely.selectFrom('contact_submission').select(['last_error', 'delivery_status']).where('id', '=', id).executeTakeFirstOrThrow());
 
 describe('the contact webhook and internal addresses', () => {
   it('refuses a webhook on a loopback IP literal, stores and logs why, and sends nothing', async () => {
@@ -69,7 +69,7 @@ describe('the contact webhook and internal addresses', () => {
       await refusing.stop();
     }
     expect(receiver.hits).toEqual([]);
-    await db.handle.db.updateTable('contact_submission').set({ next_attempt_at: 0 }).execute();
+    await db.handle.kysely.updateTable('contact_submission').set({ next_attempt_at: 0 }).execute();
     const allowed = startOutbox({ services: testServices(db.handle, { CONTACT_WEBHOOK_URL: `${receiver.url}/hook`, CONTACT_WEBHOOK_ALLOW_PRIVATE: 'true' }), intervalMs: 20 });
     try {
       await vi.waitFor(async () => expect((await lastError(id)).delivery_status).toBe('delivered'));

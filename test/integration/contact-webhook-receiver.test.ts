@@ -60,11 +60,11 @@ describe.each(ENGINES)('examples/webhook-receiver.ts and the outbox on %s', (eng
     await db?.dispose();
   });
   beforeEach(async () => {
-    await db.handle.db.deleteFrom('contact_submission').execute();
+    await db.handle.kysely.deleteFrom('contact_submission').execute();
   });
 
   const queue = async () => (await storeSubmission(db.handle, validPayload, { webhookEnabled: true, now: Date.now() })).id;
-  const status = async (id: number) => db.handle.db.selectFrom('contact_submission').select(['delivery_status', 'last_error']).where('id', '=', id).executeTakeFirstOrThrow();
+  const status = async (id: number) => db.handle.kysely.selectFrom('contact_submission').select(['delivery_status', 'last_error']).where('id', '=', id).executeTakeFirstOrThrow();
 
   it('accepts a signed delivery once, and answers a redelivery of the same webhook-id without handling it again', async () => {
     const before = receiver.accepted().length;
@@ -72,7 +72,7 @@ describe.each(ENGINES)('examples/webhook-receiver.ts and the outbox on %s', (eng
     const deps = { db: db.handle, webhookUrl: receiver.url, allowPrivate: true, signingSecret: secret };
     expect(await deliverPending(deps)).toEqual({ delivered: 1, failed: 0 });
     // A crash between the receiver's 2xx and our bookkeeping: the row is sent again, signed afresh.
-    await db.handle.db.updateTable('contact_submission').set({ delivery_status: 'pending', next_attempt_at: 0 }).where('id', '=', id).execute();
+    await db.handle.kysely.updateTable('contact_submission').set({ delivery_status: 'pending', next_attempt_at: 0 }).where('id', '=', id).execute();
     expect(await deliverPending(deps)).toEqual({ delivered: 1, failed: 0 });
     expect(receiver.accepted().slice(before)).toEqual([expect.objectContaining({ type: 'contact_submission', id, work_email: validPayload.work_email })]);
   });
@@ -82,7 +82,7 @@ describe.each(ENGINES)('examples/webhook-receiver.ts and the outbox on %s', (eng
     const id = await queue();
     expect(await deliverPending({ db: db.handle, webhookUrl: receiver.url, allowPrivate: true, signingSecret: secretOf() })).toEqual({ delivered: 0, failed: 1 });
     expect(await status(id)).toEqual({ delivery_status: 'pending', last_error: 'HTTP 401 Unauthorized' });
-    await db.handle.db.updateTable('contact_submission').set({ next_attempt_at: 0 }).where('id', '=', id).execute();
+    await db.handle.kysely.updateTable('contact_submission').set({ next_attempt_at: 0 }).where('id', '=', id).execute();
     expect(await deliverPending({ db: db.handle, webhookUrl: receiver.url, allowPrivate: true })).toEqual({ delivered: 0, failed: 1 });
     expect(receiver.accepted().length).toBe(before);
   });

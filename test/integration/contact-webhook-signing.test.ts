@@ -63,7 +63,7 @@ describe.each(ENGINES)('signed contact webhooks on %s', (engine) => {
   let receiver: VerifyingReceiver;
 
   beforeEach(async () => {
-    await suite.db.handle.db.deleteFrom('contact_submission').execute();
+    await suite.db.handle.kysely.deleteFrom('contact_submission').execute();
     secret = secretOf();
     receiver = await new VerifyingReceiver(secret).start();
   });
@@ -74,7 +74,7 @@ describe.each(ENGINES)('signed contact webhooks on %s', (engine) => {
   // Receivers check webhook-timestamp against their own clock (5 minutes either way), so the
   // outbox's clock starts at the real time here.
   const queue = async () => (await storeSubmission(suite.db.handle, validPayload, { webhookEnabled: true, now: Date.now() })).id;
-  const row = (id: number) => suite.db.handle.db.selectFrom('contact_submission').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  const row = (id: number) => suite.db.handle.kysely.selectFrom('contact_submission').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
   it('signs a delivery so that a receiver verifying with standardwebhooks accepts it', async () => {
     const id = await queue();

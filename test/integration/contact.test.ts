@@ -36,7 +36,7 @@ const invalidFields = (detail: string, errors: ReturnType<typeof fieldError>[]) 
 describe.each(ENGINES)('POST /api/contact on %s', (engine) => {
   const suite = useTestDb(engine);
   beforeEach(async () => {
-    await suite.db.handle.db.deleteFrom('contact_submission').execute();
+    await suite.db.handle.kysely.deleteFrom('contact_submission').execute();
   });
 
   const post = (body: Parameters<typeof contactRequest>[0], headers?: Record<string, string>) => callContact(contactRequest(body, headers), suite.services);
@@ -233,7 +233,7 @@ describe.each(ENGINES)('POST /api/contact on %s', (engine) => {
       expect(response.headers.get('cache-control')).toBe('no-store');
       expect(await response.json()).toEqual({ success: true });
 
-      const rows = await suite.db.handle.db.selectFrom('contact_submission').selectAll().execute();
+      const rows = await suite.db.handle.kysely.selectFrom('contact_submission').selectAll().execute();
       expect(rows).toHaveLength(1);
       const [row] = rows;
       expect(row).toEqual({
@@ -258,7 +258,7 @@ describe.each(ENGINES)('POST /api/contact on %s', (engine) => {
       const body = `${json(validPayload).slice(0, -1)},"company":"UNKNOWN-MARKER","admin":true,"__proto__":{"polluted":"UNKNOWN-MARKER"}}`;
       const response = await post(body);
       expect(response.status).toBe(200);
-      const rows = await suite.db.handle.db.selectFrom('contact_submission').selectAll().execute();
+      const rows = await suite.db.handle.kysely.selectFrom('contact_submission').selectAll().execute();
       expect(rows).toHaveLength(1);
       expect(JSON.stringify(rows)).not.toContain('UNKNOWN-MARKER');
       expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
@@ -266,7 +266,7 @@ describe.each(ENGINES)('POST /api/contact on %s', (engine) => {
 
     it('stores absent and blank optional fields as null', async () => {
       expect((await post(json({ name: 'Bo', work_email: 'bo@example.com', priority: 'message', job_title: '  ' }))).status).toBe(200);
-      const row = await suite.db.handle.db.selectFrom('contact_submission').select(['job_title', 'message']).executeTakeFirstOrThrow();
+      const row = await suite.db.handle.kysely.selectFrom('contact_submission').select(['job_title', 'message']).executeTakeFirstOrThrow();
       expect(row).toEqual({ job_title: null, message: null });
     });
 
@@ -286,7 +286,7 @@ describe.each(ENGINES)('POST /api/contact on %s', (engine) => {
     it('queues the submission for the outbox when a webhook is configured', async () => {
       const withWebhook = testServices(suite.db.handle, { CONTACT_WEBHOOK_URL: 'http://127.0.0.1:9/hook' });
       expect((await callContact(contactRequest(json(validPayload)), withWebhook)).status).toBe(200);
-      const row = await suite.db.handle.db.selectFrom('contact_submission').selectAll().executeTakeFirstOrThrow();
+      const row = await suite.db.handle.kysely.selectFrom('contact_submission').selectAll().executeTakeFirstOrThrow();
       expect(row.delivery_status).toBe('pending');
       expect(row.next_attempt_at).toBe(row.created_at);
     });
@@ -303,7 +303,7 @@ describe.each(ENGINES)('POST /api/contact on %s', (engine) => {
       expect(first.headers.get('idempotent-replayed')).toBeNull();
       expect(second.headers.get('idempotent-replayed')).toBe('true');
       expect(await countRows(suite.db.handle)).toBe(1);
-      const row = await suite.db.handle.db.selectFrom('contact_submission').select('idempotency_key').executeTakeFirstOrThrow();
+      const row = await suite.db.handle.kysely.selectFrom('contact_submission').select('idempotency_key').executeTakeFirstOrThrow();
       expect(row.idempotency_key).toBe('9b2f6c1e-retry');
     });
 
@@ -324,7 +324,7 @@ describe.each(ENGINES)('POST /api/contact on %s', (engine) => {
       await post(json(validPayload), withKey('reused-key'));
       const response = await post(json({ ...validPayload, message: 'Something else' }), withKey('reused-key'));
       expect(await problemParts(response)).toEqual({ code: 'idempotency_key_reused', detail: 'This Idempotency-Key was already used for a submission with different content.', resolution: 'Use a new Idempotency-Key for each new submission; reuse a key only to retry the very same one.', status: 422, title: 'Idempotency key reused' });
-      const rows = await suite.db.handle.db.selectFrom('contact_submission').select('message').execute();
+      const rows = await suite.db.handle.kysely.selectFrom('contact_submission').select('message').execute();
       expect(rows).toEqual([{ message: validPayload.message }]);
     });
 
@@ -334,7 +334,7 @@ describe.each(ENGINES)('POST /api/contact on %s', (engine) => {
       const second = await post(json(payload), withKey('emoji-key'));
       expect([first.status, second.status]).toEqual([200, 200]);
       expect(second.headers.get('idempotent-replayed')).toBe('true');
-      const rows = await suite.db.handle.db.selectFrom('contact_submission').select('message').execute();
+      const rows = await suite.db.handle.kysely.selectFrom('contact_submission').select('message').execute();
       expect(rows).toEqual([{ message: 'Thanks \u{1F600}' }]);
     });
 

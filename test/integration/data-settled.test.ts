@@ -61,7 +61,7 @@ describe.each(ENGINES)('settled and missing days from the server on %s', (engine
 
   it('names today minus 4 as settled, lists the days without a record, and replays both from its cache and on 304', async () => {
     const events = Array.from({ length: 10 }, (_, i) => impression(`a${i}`, -10 + i));
-    await db.handle.db.transaction().execute((trx) => insertEvents(trx, events));
+    await db.handle.kysely.transaction().execute((trx) => insertEvents(trx, events));
     expect(await materialize({ db: db.handle }, day(-10), day(-6))).toEqual({ days: 5 });
     const server = await boot({ JOBS_ENABLED: 'false' });
 
@@ -87,9 +87,9 @@ describe.each(ENGINES)('settled and missing days from the server on %s', (engine
   });
 
   it('drops a cached answer when its own materialiser rewrites the days, and serves the new one with the right headers', async () => {
-    await db.handle.db.deleteFrom('event').execute();
-    await db.handle.db.deleteFrom('daily_stat').execute();
-    await db.handle.db.transaction().execute((trx) => insertEvents(trx, [impression('b1', -3), impression('b2', -2), impression('b3', -1)]));
+    await db.handle.kysely.deleteFrom('event').execute();
+    await db.handle.kysely.deleteFrom('daily_stat').execute();
+    await db.handle.kysely.transaction().execute((trx) => insertEvents(trx, [impression('b1', -3), impression('b2', -2), impression('b3', -1)]));
     // Written "tomorrow": every tick of this test finds the last three days already done and
     // skips them, until the test makes one of them look old.
     const tomorrow = () => Date.now() + 86_400_000;
@@ -102,8 +102,8 @@ describe.each(ENGINES)('settled and missing days from the server on %s', (engine
 
     // A late event arrives, and yesterday's row looks written before this minute: the next tick
     // re-materialises the three days and purges the data responses of this instance.
-    await db.handle.db.transaction().execute((trx) => insertEvents(trx, [impression('late', -1)]));
-    await db.handle.db.updateTable('daily_stat').set({ materialized_at: 0 }).where('day', '=', day(-1)).execute();
+    await db.handle.kysely.transaction().execute((trx) => insertEvents(trx, [impression('late', -1)]));
+    await db.handle.kysely.updateTable('daily_stat').set({ materialized_at: 0 }).where('day', '=', day(-1)).execute();
 
     // The cached answer would live 60 s (max-age=60: recent days); the purge ends it long before.
     await expect.poll(async () => (await get(server, day(-3), day(-1))).impressions, { timeout: 20_000, interval: 250 }).toEqual([1, 1, 2]);

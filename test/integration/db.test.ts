@@ -36,7 +36,7 @@ describe.each(['sqlite', 'postgres'] as const)('data layer on %s', (engine) => {
   });
 
   it('applies the migrations once and is a no-op the second time', async () => {
-    const first = await migrateToLatest(handle.db, handle.engine);
+    const first = await migrateToLatest(handle.kysely, handle.engine);
     expect(first.error).toBeUndefined();
     expect(first.results?.map((r) => [r.migrationName, r.status])).toEqual([
       ['0001-initial', 'Success'],
@@ -45,21 +45,21 @@ describe.each(['sqlite', 'postgres'] as const)('data layer on %s', (engine) => {
       ['0004-altcha-replay', 'Success'],
       ['0005-contact-email-index', 'Success'],
     ]);
-    const second = await migrateToLatest(handle.db, handle.engine);
+    const second = await migrateToLatest(handle.kysely, handle.engine);
     expect(second.error).toBeUndefined();
     expect(second.results).toEqual([]);
   });
 
   it('round-trips big integers as JavaScript numbers', async () => {
     const at = Date.UTC(2026, 10, 21, 23, 59, 59, 999);
-    await handle.db
+    await handle.kysely
       .insertInto('event')
       .values([
         { id: 'e1', occurred_at: at, kind: 'transaction', revenue_minor: 1999 },
         { id: 'e2', occurred_at: at + 1, kind: 'impression', revenue_minor: 0 },
       ])
       .execute();
-    const row = await handle.db
+    const row = await handle.kysely
       .selectFrom('event')
       .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.sum<number>('revenue_minor').as('revenue'), eb.fn.max('occurred_at').as('last')])
       .executeTakeFirstOrThrow();
@@ -67,7 +67,7 @@ describe.each(['sqlite', 'postgres'] as const)('data layer on %s', (engine) => {
   });
 
   it('generates ids and defaults for contact submissions', async () => {
-    const inserted = await handle.db
+    const inserted = await handle.kysely
       .insertInto('contact_submission')
       .values({ created_at: 1, name: 'Ada', job_title: null, work_email: 'ada@example.com', priority: 'high', message: null, idempotency_key: 'k1', next_attempt_at: null, delivered_at: null, last_error: null })
       .returning(['id', 'delivery_status', 'delivery_attempts'])
@@ -77,7 +77,7 @@ describe.each(['sqlite', 'postgres'] as const)('data layer on %s', (engine) => {
 
   it('enforces the check constraints written in the migration', async () => {
     await expect(
-      handle.db.insertInto('event').values({ id: 'bad', occurred_at: 0, kind: 'click' as 'impression', revenue_minor: 0 }).execute(),
+      handle.kysely.insertInto('event').values({ id: 'bad', occurred_at: 0, kind: 'click' as 'impression', revenue_minor: 0 }).execute(),
     ).rejects.toThrow(/check/i);
   });
 

@@ -138,14 +138,14 @@ describe('runCli', () => {
         handle = await db();
         expect(await db()).toBe(handle);
         // Migrated: the tables are there.
-        await handle.db.selectFrom('daily_stat').selectAll().execute();
+        await handle.kysely.selectFrom('daily_stat').selectAll().execute();
         return 0;
       },
       { DATABASE_URL: url },
     );
     expect(result).toMatchObject({ code: 0, stderr: '' });
     expect(existsSync(url)).toBe(true);
-    await expect(handle!.db.selectFrom('daily_stat').selectAll().execute()).rejects.toThrow(/destroyed/);
+    await expect(handle!.kysely.selectFrom('daily_stat').selectAll().execute()).rejects.toThrow(/destroyed/);
   });
 
   it('exits 69 (EX_UNAVAILABLE), as the server does, with one line naming the database when it cannot be reached', async () => {
@@ -164,7 +164,7 @@ describe('openMigratedDb', () => {
     const first = await openMigratedDb({ DATABASE_URL: url }, { onMigration: (r) => applied.push(`${r.status} ${r.migrationName}`) });
     try {
       expect(first.engine).toBe(engine);
-      expect(await first.db.selectFrom('contact_submission').selectAll().execute()).toEqual([]);
+      expect(await first.kysely.selectFrom('contact_submission').selectAll().execute()).toEqual([]);
     } finally {
       await first.close();
     }

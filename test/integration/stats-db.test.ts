@@ -49,7 +49,7 @@ async function openDatabase(engine: 'sqlite' | 'postgres'): Promise<Database> {
     url = temp.url;
   }
   const handle = createDb(url);
-  const migration = await migrateToLatest(handle.db, handle.engine);
+  const migration = await migrateToLatest(handle.kysely, handle.engine);
   expect(migration.error).toBeUndefined();
   const purged: string[] = [];
   const services: Services = {
@@ -76,9 +76,9 @@ describe.each(['sqlite', 'postgres'] as const)('community data on %s', (engine) 
   let database: Database;
   let handle: DbHandle;
 
-  const addEvents = (...events: NewEvent[]) => handle.db.transaction().execute((trx) => insertEvents(trx, events));
+  const addEvents = (...events: NewEvent[]) => handle.kysely.transaction().execute((trx) => insertEvents(trx, events));
   const stats = () =>
-    handle.db.selectFrom('daily_stat').select(['day', 'txn_count', 'impr_count', 'revenue_minor']).orderBy('day').execute()
+    handle.kysely.selectFrom('daily_stat').select(['day', 'txn_count', 'impr_count', 'revenue_minor']).orderBy('day').execute()
       .then((rows) => rows.map((r) => ({ ...r, txn_count: Number(r.txn_count), impr_count: Number(r.impr_count), revenue_minor: Number(r.revenue_minor) })));
   const get = (query: string, headers: Record<string, string> = {}) =>
     callEndpoint(dataEndpoint, new Request(`http://site.test${DATA_PATH}?${query}`, { headers }), { ...database.services, now });
@@ -93,8 +93,8 @@ describe.each(['sqlite', 'postgres'] as const)('community data on %s', (engine) 
     await database?.close();
   });
   beforeEach(async () => {
-    await handle.db.deleteFrom('event').execute();
-    await handle.db.deleteFrom('daily_stat').execute();
+    await handle.kysely.deleteFrom('event').execute();
+    await handle.kysely.deleteFrom('daily_stat').execute();
     database.purged.length = 0;
   });
 
@@ -134,7 +134,7 @@ describe.each(['sqlite', 'postgres'] as const)('community data on %s', (engine) 
       const first = await stats();
       expect(await materialize({ db: handle, now: () => NOW + 1 }, '2026-03-04', '2026-03-07')).toEqual({ days: 4 });
       expect(await stats()).toEqual(first);
-      const stamps = await handle.db.selectFrom('daily_stat').select('materialized_at').execute();
+      const stamps = await handle.kysely.selectFrom('daily_stat').select('materialized_at').execute();
       expect(stamps.map((row) => Number(row.materialized_at))).toEqual([NOW + 1, NOW + 1, NOW + 1, NOW + 1]);
     });
 
@@ -182,14 +182,14 @@ describe.each(['sqlite', 'postgres'] as const)('community data on %s', (engine) 
     });
 
     it('finds every complete day since the earliest event that is not materialised, and fills them', async () => {
-      expect(await missingDays(handle.db, NOW)).toEqual([]);
+      expect(await missingDays(handle.kysely, NOW)).toEqual([]);
       await addEvents(impression('a', '2026-03-14T10:00:00Z'), impression('today', '2026-03-20T01:00:00Z'));
       await materialize({ db: handle, now }, '2026-03-16', '2026-03-17');
-      expect(await missingDays(handle.db, NOW)).toEqual(['2026-03-14', '2026-03-15', '2026-03-18', '2026-03-19']);
+      expect(await missingDays(handle.kysely, NOW)).toEqual(['2026-03-14', '2026-03-15', '2026-03-18', '2026-03-19']);
       const committed: string[][] = [];
       expect(await materializeMissing({ db: handle, now, onCommit: (days) => committed.push(days) })).toEqual({ days: 4 });
       expect(committed).toEqual([['2026-03-14', '2026-03-15'], ['2026-03-18', '2026-03-19']]);
-      expect(await missingDays(handle.db, NOW)).toEqual([]);
+      expect(await missingDays(handle.kysely, NOW)).toEqual([]);
       expect((await stats()).map((row) => row.day)).toEqual(['2026-03-14', '2026-03-15', '2026-03-16', '2026-03-17', '2026-03-18', '2026-03-19']);
     });
   });
@@ -321,7 +321,7 @@ describe.each(['sqlite', 'postgres'] as const)('community data on %s', (engine) 
 
   describe('import', () => {
     it('imports NDJSON, reports bad lines by number and materialises exact sums', async () => {
-      const result = await importEventsFile(handle.db, fixture('events-sample.ndjson'));
+      const result = await importEventsFile(handle.kysely, fixture('events-sample.ndjson'));
       expect(result).toEqual({
         format: 'ndjson',
         records: 9,
@@ -346,7 +346,7 @@ describe.each(['sqlite', 'postgres'] as const)('community data on %s', (engine) 
 
     it('imports CSV with a header, reporting bad rows by line', async () => {
       const bad: Array<{ line: number; reason: string }> = [];
-      const result = await importEventsFile(handle.db, fixture('events-sample.csv'), { onBadLine: (line) => bad.push(line) });
+      const result = await importEventsFile(handle.kysely, fixture('events-sample.csv'), { onBadLine: (line) => bad.push(line) });
       expect(result).toMatchObject({ format: 'csv', records: 8, valid: 4, inserted: 4, duplicates: 0, bad: 4 });
       expect(bad).toEqual(result.badLines);
       expect(bad).toMatchInlineSnapshot(`
@@ -378,31 +378,31 @@ describe.each(['sqlite', 'postgres'] as const)('community data on %s', (engine) 
     });
 
     it('inserts nothing new when the same file is imported again', async () => {
-      const first = await importEventsFile(handle.db, fixture('events-sample.csv'));
-      const second = await importEventsFile(handle.db, fixture('events-sample.csv'));
+      const first = await importEventsFile(handle.kysely, fixture('events-sample.csv'));
+      const second = await importEventsFile(handle.kysely, fixture('events-sample.csv'));
       expect(first.inserted).toBe(4);
       expect(second).toMatchObject({ records: 8, valid: 4, inserted: 0, duplicates: 4, bad: 4 });
-      const count = await handle.db.selectFrom('event').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      const count = await handle.kysely.selectFrom('event').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
       expect(Number(count.n)).toBe(4);
     });
 
     it('commits in batches and reports progress as it goes', async () => {
       const lines = Array.from({ length: 25 }, (_, i) => JSON.stringify({ id: `b-${i}`, occurred_at: at('2026-03-01T00:00:00Z') + i, kind: 'impression' }));
       const progress: number[] = [];
-      const result = await importEvents(handle.db, Readable.from([lines.join('\n')]), 'ndjson', { batchSize: 10, onProgress: (n) => progress.push(n) });
+      const result = await importEvents(handle.kysely, Readable.from([lines.join('\n')]), 'ndjson', { batchSize: 10, onProgress: (n) => progress.push(n) });
       expect(result).toMatchObject({ records: 25, inserted: 25, bad: 0 });
       expect(progress).toHaveLength(3);
       expect(progress).toEqual([...progress].sort((a, b) => a - b));
     });
 
     it('refuses a CSV whose header lacks a required column, without importing anything', async () => {
-      const result = await importEvents(handle.db, Readable.from(['when,kind\n2026-03-01T00:00:00Z,impression\n']), 'csv');
+      const result = await importEvents(handle.kysely, Readable.from(['when,kind\n2026-03-01T00:00:00Z,impression\n']), 'csv');
       expect(result.error?.message).toMatchInlineSnapshot(`"the CSV header must name the columns id, occurred_at, kind and revenue; missing id, occurred_at (header: when,kind)"`);
       expect(result.inserted).toBe(0);
     });
 
     it('reports a file it cannot open as an error, not an exception', async () => {
-      const result = await importEventsFile(handle.db, fixture('no-such-file.ndjson'));
+      const result = await importEventsFile(handle.kysely, fixture('no-such-file.ndjson'));
       expect(result.error?.message).toMatch(/ENOENT/);
     });
   });
@@ -475,7 +475,7 @@ describe('stats job on PostgreSQL with two instances', () => {
     temp = await createTempDatabase('stats_lock');
     a = createDb(temp.url);
     b = createDb(temp.url);
-    expect((await migrateToLatest(a.db, a.engine)).error).toBeUndefined();
+    expect((await migrateToLatest(a.kysely, a.engine)).error).toBeUndefined();
   });
   afterAll(async () => {
     await a?.close();
@@ -497,22 +497,22 @@ describe('stats job on PostgreSQL with two instances', () => {
       SELECT count(*)::int AS n FROM pg_locks
        WHERE locktype = 'advisory' AND granted AND objid::bigint = ${STATS_LOCK_KEY}
          AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`;
-    await expect.poll(async () => (await holders.execute(b.db)).rows[0]?.n).toBe(1);
+    await expect.poll(async () => (await holders.execute(b.kysely)).rows[0]?.n).toBe(1);
     expect(await withStatsLock(b, async () => 'b ran')).toEqual({ acquired: false });
     release();
     expect(await first).toEqual({ acquired: true, value: 'a ran' });
-    expect((await holders.execute(b.db)).rows[0]?.n).toBe(0);
+    expect((await holders.execute(b.kysely)).rows[0]?.n).toBe(0);
     // Released afterwards: the second instance may run now.
     expect(await withStatsLock(b, async () => 'b ran')).toEqual({ acquired: true, value: 'b ran' });
   });
 
   it('runs a tick fired on two instances at once exactly once', async () => {
-    await a.db.insertInto('event').values(impression('x', '2026-03-19T12:00:00Z')).execute();
+    await a.kysely.insertInto('event').values(impression('x', '2026-03-19T12:00:00Z')).execute();
     const tickMs = Date.UTC(2026, 2, 20, 0, 5);
     const outcomes = await Promise.all([runStatsTick({ db: a, now: () => tickMs + 1 }, tickMs), runStatsTick({ db: b, now: () => tickMs + 2 }, tickMs)]);
     expect(outcomes.filter((outcome) => outcome.ran)).toHaveLength(1);
     expect(outcomes.find((outcome) => !outcome.ran)).toMatchObject({ ran: false, reason: expect.stringMatching(/^(locked|already-done)$/) });
-    const rows = await a.db.selectFrom('daily_stat').select(['day', 'impr_count', 'materialized_at']).orderBy('day').execute();
+    const rows = await a.kysely.selectFrom('daily_stat').select(['day', 'impr_count', 'materialized_at']).orderBy('day').execute();
     expect(rows.map((row) => [row.day, Number(row.impr_count)])).toEqual([['2026-03-17', 0], ['2026-03-18', 0], ['2026-03-19', 1]]);
     // Written by one instance only: every row carries the same instance's clock.
     expect(new Set(rows.map((row) => Number(row.materialized_at))).size).toBe(1);

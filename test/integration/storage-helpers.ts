@@ -86,7 +86,7 @@ export async function holdWriteLock(engine: TestEngine, url: string, ms: number)
 export async function storedContacts(url: string): Promise<Array<{ name: string; idempotency_key: string | null }>> {
   const handle = createDb(url);
   try {
-    return await handle.db.selectFrom('contact_submission').select(['name', 'idempotency_key']).orderBy('id').execute();
+    return await handle.kysely.selectFrom('contact_submission').select(['name', 'idempotency_key']).orderBy('id').execute();
   } finally {
     await handle.close();
   }

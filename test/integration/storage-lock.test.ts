@@ -98,7 +98,7 @@ describe.each(ENGINES)('the server’s own connections all busy on %s', (engine)
     // store's deadline, inside the time a late commit would still have happened.
     db = await openTestDb(engine, { poolSize: 1 });
     const handle = db.handle;
-    const holder = handle.db.transaction().execute(async (trx) => {
+    const holder = handle.kysely.transaction().execute(async (trx) => {
       await trx.selectFrom('contact_submission').select('id').execute();
       await sleep(4_500);
     });
@@ -112,6 +112,6 @@ describe.each(ENGINES)('the server’s own connections all busy on %s', (engine)
 
     await holder;
     await sleep(500);
-    expect(await handle.db.selectFrom('contact_submission').select('id').execute()).toEqual([]);
+    expect(await handle.kysely.selectFrom('contact_submission').select('id').execute()).toEqual([]);
   });
 });

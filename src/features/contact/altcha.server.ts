@@ -116,15 +116,15 @@ export async function spendSolution(handle: DbHandle, hmacKey: string, value: un
   // A database failure propagates as it is: the handler answers 502 as for a failed store.
   const spentBy = await handle.withDeadline(options.timeoutMs ?? 2_000, async () => {
     // Expired rows can no longer match a valid solution: drop them as we go (indexed).
-    await handle.db.deleteFrom('contact_altcha_used').where('expires_at', '<', now).execute();
-    const inserted = await handle.db
+    await handle.kysely.deleteFrom('contact_altcha_used').where('expires_at', '<', now).execute();
+    const inserted = await handle.kysely
       .insertInto('contact_altcha_used')
       .values({ signature: payload.challenge.signature, expires_at: payload.challenge.parameters.expiresAt * 1000, idempotency_key: key })
       .onConflict((oc) => oc.column('signature').doNothing())
       .returning('signature')
       .executeTakeFirst();
     if (inserted) return undefined;
-    return handle.db.selectFrom('contact_altcha_used').select('idempotency_key').where('signature', '=', payload.challenge.signature).executeTakeFirstOrThrow();
+    return handle.kysely.selectFrom('contact_altcha_used').select('idempotency_key').where('signature', '=', payload.challenge.signature).executeTakeFirstOrThrow();
   });
   // Spent before: only by this very submission retried with its Idempotency-Key.
   if (spentBy !== undefined && (key === null || spentBy.idempotency_key !== key)) throw challengeReplayed();

@@ -143,7 +143,7 @@ async function storeAlone(handle: DbHandle, pending: Pending): Promise<void> {
       handle.engine === 'sqlite'
         ? // One statement, so no transaction: the driver waits for the write lock on timers, never
           // on the event loop, and never starts the insert after the deadline.
-          await handle.withDeadline(Math.max(1, pending.deadline - Date.now()), () => insertOrReplay(handle.db, handle.engine, pending.row, pending.key))
+          await handle.withDeadline(Math.max(1, pending.deadline - Date.now()), () => insertOrReplay(handle.kysely, handle.engine, pending.row, pending.key))
         : await inTransaction(handle, pending.deadline, (trx) => insertOrReplay(trx, handle.engine, pending.row, pending.key));
     pending.settle({ ok: true, result });
   } catch (error) {
@@ -155,7 +155,7 @@ async function storeAlone(handle: DbHandle, pending: Pending): Promise<void> {
 function inTransaction<T>(handle: DbHandle, deadline: number, work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
   const ms = Math.max(1, deadline - Date.now());
   return handle.withDeadline(ms, () =>
-    handle.db.transaction().execute(async (trx) => {
+    handle.kysely.transaction().execute(async (trx) => {
       if (handle.engine === 'postgres') {
         // What is left of the deadline after waiting for a pooled connection, less a margin for
         // the round trip, scoped to this transaction (SET LOCAL): the server cancels an insert
@@ -220,7 +220,7 @@ export interface ListOptions {
 
 /** Submissions in the order they arrived (id order), oldest first. */
 export async function listSubmissions(handle: DbHandle, options: ListOptions = {}): Promise<ContactSubmissionRow[]> {
-  let query = handle.db.selectFrom('contact_submission').selectAll().orderBy('id');
+  let query = handle.kysely.selectFrom('contact_submission').selectAll().orderBy('id');
   if (options.since !== undefined) query = query.where('created_at', '>=', options.since);
   if (options.afterId !== undefined) query = query.where('id', '>', options.afterId);
   if (options.limit !== undefined) query = query.limit(options.limit);

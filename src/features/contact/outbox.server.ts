@@ -84,7 +84,7 @@ export async function deliverPending(deps: OutboxDeps, options: DeliverOptions =
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs;
   const leaseMs = options.leaseMs ?? requestTimeoutMs + 60_000;
   const result: DeliverResult = { delivered: 0, failed: 0 };
-  const { db } = deps.db;
+  const { kysely: db } = deps.db;
 
   try {
     // Inside the try: a secret that bypassed the configuration's check stops the run, reported, not thrown.

@@ -57,7 +57,7 @@ async function deleteInBatches(handle: DbHandle, filter: Filter, batchSize = 500
       // DELETE ... WHERE id IN (SELECT ... LIMIT n) RETURNING: one bounded statement per batch on
       // both engines (SQLite >= 3.35 has RETURNING), and the statuses counted are exactly those
       // of the rows this statement removed, whatever the outbox did to them just before.
-      const deleted = await handle.db
+      const deleted = await handle.kysely
         .deleteFrom('contact_submission')
         .where('id', 'in', (eb) => eb.selectFrom('contact_submission').select('id').where(filter).orderBy('id').limit(batchSize))
         .returning('delivery_status')

@@ -103,7 +103,7 @@ export async function materialize(deps: MaterializeDeps, from: string, to: strin
     for (let start = first.epochDay; start <= last.epochDay; start += batchDays) {
       const epochDays: number[] = [];
       for (let day = start; day <= Math.min(last.epochDay, start + batchDays - 1); day++) epochDays.push(day);
-      const changed = await deps.db.db.transaction().execute((trx) => writeBatch(trx, epochDays, now()));
+      const changed = await deps.db.kysely.transaction().execute((trx) => writeBatch(trx, epochDays, now()));
       done += epochDays.length;
       const days = epochDays.map(formatDay);
       deps.log?.debug({ from: days[0], to: days.at(-1), days: days.length }, 'days materialised');
@@ -160,7 +160,7 @@ export async function missingDays(db: Kysely<Database>, nowMs: number = Date.now
 export async function materializeMissing(deps: MaterializeDeps, options: MaterializeOptions = {}): Promise<MaterializeResult> {
   let missing: string[];
   try {
-    missing = await missingDays(deps.db.db, (deps.now ?? Date.now)());
+    missing = await missingDays(deps.db.kysely, (deps.now ?? Date.now)());
   } catch (error) {
     return { days: 0, error: asError(error) };
   }
@@ -191,7 +191,7 @@ export type LockedRun<T> = { acquired: true; value: T } | { acquired: false };
  */
 export async function withStatsLock<T>(db: DbHandle, work: () => Promise<T>): Promise<LockedRun<T>> {
   if (db.engine !== 'postgres') return { acquired: true, value: await work() };
-  return db.db.connection().execute(async (conn) => {
+  return db.kysely.connection().execute(async (conn) => {
     const { rows } = await sql<{ locked: boolean }>`SELECT pg_try_advisory_lock(CAST(${STATS_LOCK_KEY} AS bigint)) AS locked`.execute(conn);
     if (rows[0]?.locked !== true) return { acquired: false } as const;
     try {

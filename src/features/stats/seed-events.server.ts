@@ -37,7 +37,7 @@ export async function writeSeedEvents(handle: DbHandle, databaseUrl: string, pla
   if (handle.engine === 'postgres') {
     // Fresh statistics and visibility map after a bulk load: the rollup that follows (and every
     // later one) can then plan an index-only range scan instead of visiting the heap.
-    await sql`VACUUM ANALYZE event`.execute(handle.db);
+    await sql`VACUUM ANALYZE event`.execute(handle.kysely);
   }
   return events;
 }
@@ -77,11 +77,11 @@ async function bulkWriter(handle: DbHandle, url: string): Promise<BulkWriter> {
           INSERT INTO event (id, occurred_at, kind, revenue_minor)
           SELECT * FROM unnest(CAST(${events.map((e) => e.id)} AS text[]), CAST(${events.map((e) => e.occurred_at)} AS bigint[]),
                                CAST(${events.map((e) => e.kind)} AS text[]), CAST(${events.map((e) => e.revenue_minor ?? 0)} AS bigint[]))
-          ON CONFLICT (id) DO NOTHING`.execute(handle.db);
+          ON CONFLICT (id) DO NOTHING`.execute(handle.kysely);
         return Number(result.numAffectedRows ?? 0n);
       },
       close: () => {},
     };
   }
-  return { write: (events) => handle.db.transaction().execute((trx) => insertEvents(trx, events)), close: () => {} };
+  return { write: (events) => handle.kysely.transaction().execute((trx) => insertEvents(trx, events)), close: () => {} };
 }

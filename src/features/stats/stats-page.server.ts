@@ -50,7 +50,7 @@ export interface StatsPage {
 
 /** What the page reads with; the composition root's `Services` satisfies it. */
 export interface StatsPageDeps {
-  db: Pick<DbHandle, 'db'>;
+  db: Pick<DbHandle, 'kysely'>;
   /** Where a failed read is reported (the page then answers 503). */
   log: Pick<Logger, 'error'>;
 }
@@ -84,7 +84,7 @@ export async function loadStatsPage(params: URLSearchParams, deps: StatsPageDeps
   }
 
   try {
-    const rows = await readDailyStats(deps.db.db, range.startDate, range.endDate);
+    const rows = await readDailyStats(deps.db.kysely, range.startDate, range.endDate);
     const records = rows.map(toDataRecord);
     return { status: 200, cacheControl: 'public, max-age=60', state: { kind: 'ok', range, records, totals: totalsOf(records) } };
   } catch (error) {

@@ -12,8 +12,8 @@ const { site, browser } = useBrowserSite({ CONTACT_ALTCHA_HMAC_KEY: 'browser-tes
 async function counts(databaseUrl: string): Promise<{ submissions: number; spent: number }> {
   const handle = createDb(databaseUrl);
   try {
-    const submissions = await handle.db.selectFrom('contact_submission').select('id').execute();
-    const spent = await handle.db.selectFrom('contact_altcha_used').select('signature').execute();
+    const submissions = await handle.kysely.selectFrom('contact_submission').select('id').execute();
+    const spent = await handle.kysely.selectFrom('contact_altcha_used').select('signature').execute();
     return { submissions: submissions.length, spent: spent.length };
   } finally {
     await handle.close();

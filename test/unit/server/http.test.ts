@@ -86,7 +86,7 @@ beforeAll(async () => {
 
   const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATABASE_URL: join(dir, 'site.db') });
   db = await openMigratedDb(config);
-  await db.db.insertInto('daily_stat').values({ day: DAY, txn_count: 7, impr_count: 700, revenue_minor: 70, materialized_at: Date.parse('2026-03-03T00:00:00Z') }).execute();
+  await db.kysely.insertInto('daily_stat').values({ day: DAY, txn_count: 7, impr_count: 700, revenue_minor: 70, materialized_at: Date.parse('2026-03-03T00:00:00Z') }).execute();
   const index = KnowledgeIndex.fromCorpus({ news: [], knowledge: [{ id: 'sellers-json', title: 'sellers.json', body: 'A sellers.json file lists the sellers an ad system pays, published at /sellers.json.' }] });
   services = createServices({ config, boundOrigin: SITE, db, log: pino({ level: 'silent' }), knowledge: () => index });
 });
@@ -166,14 +166,14 @@ describe('the edge in-process: policies from the route table', () => {
     const url = `${PATHS.data}?startDate=${DAY}&endDate=${DAY}`;
     const first = await call(edge, { url });
     expect(first.json()).toEqual({ status: 'Success', data: [expect.objectContaining({ date: DAY, txn_count: 7 })] });
-    await db.db.updateTable('daily_stat').set({ txn_count: 8 }).where('day', '=', DAY).execute();
+    await db.kysely.updateTable('daily_stat').set({ txn_count: 8 }).where('day', '=', DAY).execute();
     // Same key, parameters in another order and a junk one the route does not read: the cached bytes.
     const again = await call(edge, { url: `${PATHS.data}?endDate=${DAY}&startDate=${DAY}` });
     expect(again.body).toBe(first.body);
     const notModified = await call(edge, { url, headers: { 'if-none-match': String(first.headers.etag) } });
     expect(notModified.statusCode).toBe(304);
     expect(notModified.body).toBe('');
-    await db.db.updateTable('daily_stat').set({ txn_count: 7 }).where('day', '=', DAY).execute();
+    await db.kysely.updateTable('daily_stat').set({ txn_count: 7 }).where('day', '=', DAY).execute();
   });
 
   it('refuses a parameter the data endpoint does not take, before the endpoint or the cache', async () => {

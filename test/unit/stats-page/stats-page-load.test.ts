@@ -22,7 +22,7 @@ let logLines: string[];
 
 beforeEach(async () => {
   handle = createDb(':memory:');
-  const migration = await migrateToLatest(handle.db, handle.engine);
+  const migration = await migrateToLatest(handle.kysely, handle.engine);
   expect(migration.error).toBeUndefined();
   logLines = [];
   const stream = new Writable({
@@ -32,7 +32,7 @@ beforeEach(async () => {
     },
   });
   services = { config: loadConfig({ NODE_ENV: 'test' }), db: handle, log: createLogger({ level: 'error', stream }), purgeCache: () => {}, knowledge: () => Promise.reject(new Error('no assistant index in this test')) };
-  await handle.db
+  await handle.kysely
     .insertInto('daily_stat')
     .values([
       { day: '2026-02-16', txn_count: 9, impr_count: 900, revenue_minor: 999, materialized_at: NOW },
