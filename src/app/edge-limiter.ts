@@ -93,7 +93,7 @@ export function createEdgeLimiter(config: Config, log: Logger, options: EdgeLimi
       // A 304 Not Modified does not spend the daily quota (GitHub's rule): the day unit taken
       // above is given back, and the 304 reports the day as it stands without it. Charging first
       // and refunding keeps the quota exact under concurrency (it can never be overspent).
-      settle: (status) => {
+      onStatus: (status) => {
         if (status !== 304) return undefined;
         store.refund(key, windows, decision).catch((err: unknown) => log.debug({ err }, 'rate-limit refund failed'));
         return dataFigures(refundedDecision(decision), at);

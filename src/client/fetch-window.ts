@@ -92,14 +92,14 @@ export async function fetchWindow(window: DateWindow, context: WindowContext, st
     try {
       response = await context.fetch(url, init);
     } catch (error) {
-      pacer.settle(undefined);
+      pacer.report(undefined);
       if (signal.aborted) throw signal.reason;
       if (attempt >= plan.retry.maxAttempts) throw new ServerUnavailableError(plan.endpoint.href, attempt, undefined, error);
       await wait('backoff', retryDelay(attempt, undefined, plan.retry, random));
       continue;
     }
     const seen = readRateHeaders(response.headers, response.status, performance.now(), Date.now());
-    pacer.settle(seen);
+    pacer.report(seen);
 
     if (response.status === 200) {
       let text: string;

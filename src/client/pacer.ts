@@ -30,15 +30,15 @@ export function sleep(ms: number, signal: AbortSignal, wake?: Promise<void>): Pr
 /** A promise and the function that resolves it (`Promise.withResolvers`, which older browsers lack). */
 function signalled(): { promise: Promise<void>; resolve: () => void } {
   let resolve = () => {};
-  const promise = new Promise<void>((settle) => {
-    resolve = settle;
+  const promise = new Promise<void>((done) => {
+    resolve = done;
   });
   return { promise, resolve };
 }
 
 /**
  * The shared view of the limits across concurrent windows: every request asks `acquire` first
- * and reports its response's headers through `settle`. The state and the decisions are
+ * and reports its response's headers through `report`. The state and the decisions are
  * rate-pacing.ts's pure functions; this only holds the state and does the waiting.
  */
 export function createPacer() {
@@ -69,7 +69,7 @@ export function createPacer() {
       }
     },
     /** A request sent after `acquire` is over; `seen` is what its response said, if there was one. */
-    settle(seen: RateObservation | undefined): void {
+    report(seen: RateObservation | undefined): void {
       state = afterResponse(state, seen);
       const previous = wake;
       wake = signalled();

@@ -45,11 +45,11 @@ export function recentCheck(check: () => Promise<void>, maxAgeMs = READY_MAX_AGE
     if (last !== undefined && now() - last.at < maxAgeMs) return last.result;
     const result = Promise.resolve().then(check);
     running = result;
-    const settle = () => {
+    const done = () => {
       running = undefined;
       last = { at: now(), result };
     };
-    result.then(settle, settle);
+    result.then(done, done);
     return result;
   };
 }

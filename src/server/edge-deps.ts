@@ -22,7 +22,7 @@ export interface LimitOutcome {
   /** Present when the request is refused; rendered as 429 before any other work. */
   refused?: HttpError;
   /** Called with the status just before the response head goes out; returns headers to replace (a 304 gives its day unit back). */
-  settle?: ((status: number) => Record<string, string> | undefined) | undefined;
+  onStatus?: ((status: number) => Record<string, string> | undefined) | undefined;
 }
 
 export interface EdgeDeps {

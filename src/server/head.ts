@@ -15,8 +15,8 @@ import type { StaticFile } from './static-files.ts';
  * moved onto the response and left empty.
  */
 export interface Head extends Array<string | number | string[]> {
-  /** The limiter's last word on the headers, given the final status (LimitOutcome.settle). */
-  settle?: ((status: number) => Record<string, string> | undefined) | undefined;
+  /** The limiter's last word on the headers, given the final status (LimitOutcome.onStatus). */
+  onStatus?: ((status: number) => Record<string, string> | undefined) | undefined;
 }
 
 /** Representation headers of a stored answer, per content coding, built on first use. */

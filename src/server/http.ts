@@ -114,7 +114,7 @@ async function admit({ deps }: EdgeParts, x: Exchange, clientKey: string): Promi
     const outcome = await limiter.check(rateClass, clientKey, req.headers);
     for (const name in outcome.headers) head.push(name, outcome.headers[name]!);
     if (outcome.refused) return outcome.refused;
-    if (outcome.settle) head.settle = outcome.settle;
+    if (outcome.onStatus) head.onStatus = outcome.onStatus;
   }
   if (route.kind === 'hidden') return new HttpError(404, 'not_found', { detail: `Nothing is served at ${x.url.pathname}.` });
   if (!route.strictQuery) return undefined;

@@ -50,12 +50,12 @@ export class Responder {
     // response cache (sendStored) or its endpoint (sendPlain), both settled with their status. A
     // writeHead wrapper per request for the rest cost ~100 MiB of RSS under the distinct-client
     // flood of test/e2e/memory-bounds.test.ts, so there is none.
-    head.settle = undefined;
+    head.onStatus = undefined;
   }
 
   /** Write the status and every pending header at once, after the limiter has seen the status. */
   writeHead(res: ServerResponse, status: number, head: Head): void {
-    const replaced = head.settle?.(status);
+    const replaced = head.onStatus?.(status);
     if (replaced) for (const name in replaced) setHeaderIn(head, name, replaced[name]!);
     res.writeHead(status, head);
   }
@@ -78,12 +78,12 @@ export class Responder {
    * mid-stream ends the pipeline, which cancels the stream (and whatever feeds it).
    */
   async sendPlain(res: ServerResponse, head: Head, answer: PlainResponse): Promise<void> {
-    const settle = head.settle;
+    const onStatus = head.onStatus;
     this.flushHead(res, head);
     res.statusCode = answer.status;
     for (const name in answer.headers) res.setHeader(name, answer.headers[name]!);
-    const settled = settle?.(answer.status);
-    if (settled) for (const name in settled) res.setHeader(name, settled[name]!);
+    const replaced = onStatus?.(answer.status);
+    if (replaced) for (const name in replaced) res.setHeader(name, replaced[name]!);
     const { body } = answer;
     if (body instanceof ReadableStream) {
       if (res.req.method === 'HEAD') {

@@ -27,11 +27,11 @@ function showOutcome(view: ContactFormView, keys: AttemptKeys, altcha: AltchaChe
   switch (outcome.kind) {
     case 'sent':
       altcha.reset();
-      keys.settle();
+      keys.finish();
       view.showSent(body['work_email']?.trim());
       return;
     case 'invalid':
-      keys.settle();
+      keys.finish();
       view.showFieldErrors(outcome.errors);
       return;
     case 'rate-limited':
@@ -53,7 +53,7 @@ function showOutcome(view: ContactFormView, keys: AttemptKeys, altcha: AltchaChe
     case 'refused':
       // A refused proof of work (or anything else final) needs a fresh solution next time.
       altcha.reset();
-      keys.settle();
+      keys.finish();
       view.showSummary('Your message was not sent', [outcome.message, ...view.emailUs('You can also email us at ')]);
       summary.focus();
       return;
@@ -110,7 +110,7 @@ export function mountContactForm(root: HTMLElement): ContactForm {
   const reset = () => {
     form.reset();
     view.clearErrors();
-    keys.settle();
+    keys.finish();
     view.showForm();
     updateCounter();
     view.inputsOf('name')[0]?.focus();

@@ -165,7 +165,7 @@ export class AttemptKeys {
   }
 
   /** The last attempt has a final answer: the next send is a new submission. */
-  settle(): void {
+  finish(): void {
     this.#pending = undefined;
   }
 }

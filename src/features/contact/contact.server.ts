@@ -59,7 +59,7 @@ interface Pending {
   key: string | null;
   /** Epoch ms by which it must be committed, or not at all. */
   deadline: number;
-  settle: (outcome: Outcome) => void;
+  complete: (outcome: Outcome) => void;
 }
 type Outcome = { ok: true; result: StoreResult } | { ok: false; error: unknown };
 
@@ -92,7 +92,7 @@ export function storeSubmission(handle: DbHandle, payload: ContactPayload, optio
   };
   const deadline = Date.now() + Math.max(1, Math.round(options.lockTimeoutMs ?? 4_000));
   return new Promise<StoreResult>((resolve, reject) => {
-    const settle = (outcome: Outcome) => (outcome.ok ? resolve(outcome.result) : reject(outcome.error));
+    const complete = (outcome: Outcome) => (outcome.ok ? resolve(outcome.result) : reject(outcome.error));
     let queue = waiting.get(handle);
     if (queue === undefined) {
       queue = [];
@@ -102,7 +102,7 @@ export function storeSubmission(handle: DbHandle, payload: ContactPayload, optio
         void flush(handle, queue!);
       });
     }
-    queue.push({ row, key, deadline, settle });
+    queue.push({ row, key, deadline, complete });
   });
 }
 
@@ -127,14 +127,14 @@ async function flush(handle: DbHandle, group: Pending[]): Promise<void> {
     });
   } catch (error) {
     if (reachedCommit || error instanceof DeadlineExceeded) {
-      for (const pending of group) pending.settle({ ok: false, error });
+      for (const pending of group) pending.complete({ ok: false, error });
       return;
     }
     // Rolled back before COMMIT: nothing of the group is stored; each on its own, so a bad row fails alone.
     await Promise.all(group.map((pending) => storeAlone(handle, pending)));
     return;
   }
-  group.forEach((pending, i) => pending.settle(outcomes[i]!));
+  group.forEach((pending, i) => pending.complete(outcomes[i]!));
 }
 
 async function storeAlone(handle: DbHandle, pending: Pending): Promise<void> {
@@ -145,9 +145,9 @@ async function storeAlone(handle: DbHandle, pending: Pending): Promise<void> {
           // on the event loop, and never starts the insert after the deadline.
           await handle.withDeadline(Math.max(1, pending.deadline - Date.now()), () => insertOrReplay(handle.kysely, handle.engine, pending.row, pending.key))
         : await inTransaction(handle, pending.deadline, (trx) => insertOrReplay(trx, handle.engine, pending.row, pending.key));
-    pending.settle({ ok: true, result });
+    pending.complete({ ok: true, result });
   } catch (error) {
-    pending.settle({ ok: false, error });
+    pending.complete({ ok: false, error });
   }
 }
 

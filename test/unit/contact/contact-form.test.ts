@@ -122,7 +122,7 @@ describe('Idempotency-Key per attempt', () => {
     const keys = new AttemptKeys(() => `key-${++n}`);
     expect(keys.keyFor('{"name":"Ada"}')).toBe('key-1');
     expect(keys.keyFor('{"name":"Ada"}')).toBe('key-1');
-    keys.settle();
+    keys.finish();
     expect(keys.keyFor('{"name":"Ada"}')).toBe('key-2');
   });
 

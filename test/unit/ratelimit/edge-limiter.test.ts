@@ -11,11 +11,11 @@ describe('the edge limiter on the data interface', () => {
     const limiter = createEdgeLimiter(loadConfig({ RATE_LIMIT_DATA_DAY: '10', RATE_LIMIT_DATA_MINUTE: '60' }), log, { now: () => NOON });
     const first = await limiter.check('data', 'c', {});
     expect(first.headers['X-Daily-Quota-Remaining']).toBe('9');
-    expect(first.settle?.(200)).toBeUndefined();
+    expect(first.onStatus?.(200)).toBeUndefined();
 
     const conditional = await limiter.check('data', 'c', {});
     expect(conditional.headers['X-Daily-Quota-Remaining']).toBe('8');
-    const replaced = conditional.settle?.(304);
+    const replaced = conditional.onStatus?.(304);
     expect(replaced).toMatchObject({ 'X-Daily-Quota-Remaining': '9', 'X-RateLimit-Remaining': '58' });
     await new Promise((r) => setImmediate(r));
 
@@ -28,7 +28,7 @@ describe('the edge limiter on the data interface', () => {
     const limiter = createEdgeLimiter(loadConfig({ RATE_LIMIT_DRAFT_HEADERS: 'true' }), log, { now: () => NOON });
     const outcome = await limiter.check('data', 'c', {});
     expect(outcome.headers['RateLimit']).toBe('"data-minute";r=59;t=1, "data-day";r=4999;t=43200');
-    expect(outcome.settle?.(304)?.['RateLimit']).toBe('"data-minute";r=59;t=1, "data-day";r=5000;t=43200');
+    expect(outcome.onStatus?.(304)?.['RateLimit']).toBe('"data-minute";r=59;t=1, "data-day";r=5000;t=43200');
     await limiter.close();
   });
 
