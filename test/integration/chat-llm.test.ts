@@ -91,7 +91,7 @@ describe('the assistant with an LLM configured', () => {
     const text = (await readChunks(await chat('What is sellers.json?'))).join('');
     expect(text.endsWith('\n\n(The answer was cut short because it was too long.)')).toBe(true);
     expect(text.length - '\n\n(The answer was cut short because it was too long.)'.length).toBe(LLM_BOUNDS.replyChars);
-    await llm.requests[0]!.settled;
+    await llm.requests[0]!.finished;
     expect(llm.requests[0]!.abortedByClient).toBe(true);
   });
 
@@ -139,7 +139,7 @@ describe('the assistant with an LLM configured', () => {
     llm.behaviour = { kind: 'stall', tokens: [], after: 0 };
     const text = (await readChunks(await chat('What is sellers.json?'))).join('');
     expect(text).toBe(builtIn('What is sellers.json?'));
-    await llm.requests[0]!.settled;
+    await llm.requests[0]!.finished;
     expect(llm.requests[0]!.abortedByClient).toBe(true);
   });
 
@@ -153,7 +153,7 @@ describe('the assistant with an LLM configured', () => {
     llm.behaviour = { kind: 'stall', tokens: ['Our ', 'sellers.json ', 'file'], after: 2 };
     const text = (await readChunks(await chat('What is sellers.json?'))).join('');
     expect(text).toBe('Our sellers.json \n\n(The answer was interrupted. Please ask again.)');
-    await llm.requests[0]!.settled;
+    await llm.requests[0]!.finished;
     expect(llm.requests[0]!.abortedByClient).toBe(true);
   });
 
@@ -164,7 +164,7 @@ describe('the assistant with an LLM configured', () => {
     const reader = response.body!.getReader();
     expect(new TextDecoder().decode((await reader.read()).value)).toBe('token0 ');
     client.abort();
-    await llm.requests[0]!.settled;
+    await llm.requests[0]!.finished;
     expect(llm.requests[0]!.abortedByClient).toBe(true);
     await reader.cancel().catch(() => {});
   });
@@ -175,7 +175,7 @@ describe('the assistant with an LLM configured', () => {
     const reader = response.body!.getReader();
     await reader.read();
     await reader.cancel('client closed the connection');
-    await llm.requests[0]!.settled;
+    await llm.requests[0]!.finished;
     expect(llm.requests[0]!.abortedByClient).toBe(true);
   });
 
@@ -210,7 +210,7 @@ describe('the assistant with an LLM configured', () => {
     await reader.read();
     await reader.read();
     client.abort();
-    await llm.requests[0]!.settled;
+    await llm.requests[0]!.finished;
     await reader.cancel().catch(() => {});
     expect(llm.requests[0]!.abortedByClient).toBe(true);
     expect(llm.requests[0]!.tokensSent).toBeLessThan(tokens.length / 2);

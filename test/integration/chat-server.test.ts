@@ -72,7 +72,7 @@ describe('POST /api/chat through the server', () => {
     client.abort();
 
     const upstream = upstreamFor(question)!;
-    await upstream.settled;
+    await upstream.finished;
     expect(upstream.abortedByClient).toBe(true);
     expect(upstream.tokensSent).toBeLessThan(tokens.length / 2);
     await expect.poll(() => logLines('chat reply stopped early').length).toBe(before + 1);

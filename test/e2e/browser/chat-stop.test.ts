@@ -82,7 +82,7 @@ describe('stopping an answer', () => {
 
       // Server side: the provider's request was hung up long before its last token...
       const upstream = upstreamFor(question);
-      await upstream!.settled;
+      await upstream!.finished;
       expect(upstream!.abortedByClient).toBe(true);
       expect(upstream!.tokensSent).toBeLessThan(TOKENS.length / 2);
       // ...and the server logged the reply as stopped, with what it had sent.
@@ -124,7 +124,7 @@ describe('stopping an answer', () => {
       expect(await field.inputValue()).toBe('What is sellers.json?');
       expect(await page.locator('[data-chat-log] .chat-msg').count()).toBe(0);
       const upstream = upstreamFor('What is sellers.json?')!;
-      await upstream.settled;
+      await upstream.finished;
       expect(upstream.abortedByClient).toBe(true);
       // Aborted before any response, Chromium reports the request as failed, as it should: that
       // one failure, and nothing else, is expected.
