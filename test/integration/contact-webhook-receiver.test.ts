@@ -1,6 +1,6 @@
 /**
- * The receiver README.md shows ("Signed webhooks"), run as the file it is copied from
- * (examples/webhook-receiver.ts) against the real outbox, on both engines.
+ * The receiver the operators' guide shows (docs/operators.md, "Signed webhooks"), run as the file
+ * it is copied from (examples/webhook-receiver.ts) against the real outbox, on both engines.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -16,10 +16,10 @@ const ROOT = join(import.meta.dirname, '..', '..');
 const EXAMPLE = join(ROOT, 'examples', 'webhook-receiver.ts');
 const secretOf = () => `whsec_${randomBytes(32).toString('base64')}`;
 
-describe('the README webhook receiver', () => {
+describe("the operators' guide's webhook receiver", () => {
   it('is examples/webhook-receiver.ts as it is, below its header comment', () => {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const section = readme.slice(readme.indexOf('### Signed webhooks'));
+    const guide = readFileSync(join(ROOT, 'docs', 'operators.md'), 'utf8');
+    const section = guide.slice(guide.indexOf('### Signed webhooks'));
     const block = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
     const code = readFileSync(EXAMPLE, 'utf8').replace(/^\/\*\*[\s\S]*?\*\/\n/, '');
     expect(block).toBe(code);
