@@ -6,9 +6,9 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { belowHeaderComment, guideBlock } from '../helpers/guide-copy.ts';
 import { startServer, type RunningServer } from '../helpers/server.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -27,11 +27,7 @@ async function runExample(site: string): Promise<{ code: number | null; stdout: 
 
 describe('the ALTCHA example of the integrators guide', () => {
   it('is examples/contact-altcha.mjs as it is, below its header comment', () => {
-    const guide = readFileSync(join(ROOT, 'docs', 'integrators.md'), 'utf8');
-    const section = guide.slice(guide.indexOf('## Contact from code'));
-    const block = /```js\n([\s\S]*?)```/.exec(section)?.[1];
-    const code = readFileSync(EXAMPLE, 'utf8').replace(/^\/\*\*[\s\S]*?\*\/\n/, '');
-    expect(block).toBe(code);
+    expect(guideBlock('docs/integrators.md', '## Contact from code', 'js')).toBe(belowHeaderComment('examples/contact-altcha.mjs'));
   });
 
   describe('against a server whose proof of work is on', () => {
