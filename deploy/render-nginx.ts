@@ -1,6 +1,7 @@
 /**
  * Render deploy/nginx.conf.template for a set of instances. Used by the fleet test and by
- * `npm run fleet:nginx -- --listen 0.0.0.0:80 --upstream 10.0.0.11:4321 --upstream … --dist /srv/site/dist/client`.
+ * `npm run -s fleet:nginx -- --listen 0.0.0.0:80 --upstream 10.0.0.11:4321 --upstream … --dist /srv/site/dist/client > nginx.conf`
+ * (`-s`: npm's banner would otherwise open the file).
  *
  * Without `--prefix` the pid file, the error log and the temporary folders are left to the
  * nginx that runs the file: its compiled-in paths (Debian: /run/nginx.pid, /var/lib/nginx/*,

@@ -1,7 +1,7 @@
 /**
- * A receiver for the contact outbox's signed webhooks: README.md ("Contact submissions") shows
+ * A receiver for the contact outbox's signed webhooks: docs/operators.md ("Signed webhooks") shows
  * the code below this comment, and test/integration/contact-webhook-receiver.test.ts runs this
- * file against the real outbox and checks that README.md still shows it as it is here.
+ * file against the real outbox and checks that the guide still shows it as it is here.
  *
  *   CONTACT_WEBHOOK_SECRET=whsec_... PORT=8787 node examples/webhook-receiver.ts
  */

@@ -1,58 +1,30 @@
 /**
- * A newcomer's first hour, checked: every shell command README.md shows (its ```sh blocks and
- * the indented command lines of "Operations") is run as written in a fresh clone of this
- * repository's HEAD, and its documented result is checked. One line per command; exit 1 if any
- * failed, 2 if README.md shows a command this script has no expectation for (add one below).
+ * A newcomer's first hour, checked: every shell command that README.md and the guides of docs/
+ * show (their ```sh blocks) is run as written in a fresh clone of this repository's HEAD, and its
+ * documented result is checked; every relative link between those documents must resolve (file
+ * and heading anchor), and no command may send `npm run`'s banner into a file. One line per
+ * command; exit 1 if any failed, 2 if a document shows a command this script has no expectation
+ * for (add one below).
  *
  *   node scripts/first-hour.ts [--full] [--keep]
  *
- * The first command (`npm ci && npm run demo`) is the one `npm ci` and runs in the background for
- * the curl examples, on the port it documents (4321, which must be free). The commands run with
- * the caller's PATH minus any node_modules/.bin, as in a new shell, so the system Node.js (20
- * here) runs npm and the README's claim that every npm script runs on the pinned Node 24 is
- * tested too. `--full` also runs `npm test` (the whole suite, tens of minutes, which .ci/run
- * runs anyway); `--keep` leaves the clone for a look.
+ * The documents are read from the clone, i.e. as committed. README.md comes first, then the guides
+ * by name. Its first command (`npm ci && npm run demo`) is the one `npm ci` and runs in the
+ * background for the curl examples, on the port it documents (4321, which must be free). The
+ * commands run with the caller's PATH minus any node_modules/.bin, as in a new shell, so the
+ * system Node.js (20 here) runs npm and the README's claim that every npm script runs on the
+ * pinned Node 24 is tested too. `--full` also runs `npm test` (the whole suite, tens of minutes,
+ * which .ci/run runs anyway); `--keep` leaves the clone for a look.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
+import { bannerRedirects, documentFiles, linkProblems, shellCommands, type DocCommand } from './markdown-docs.ts';
 
 const REPO = resolve(import.meta.dirname, '..');
 const ORIGIN = 'http://127.0.0.1:4321';
-
-export interface ReadmeCommand {
-  line: number;
-  command: string;
-}
-
-/** The commands of README.md: ```sh blocks (continuation lines joined, comment lines dropped) and Operations' indented lines. */
-export function readmeCommands(readme: string): ReadmeCommand[] {
-  const commands: ReadmeCommand[] = [];
-  let fence: string | undefined;
-  let section = '';
-  let pending: ReadmeCommand | undefined;
-  readme.split('\n').forEach((text, index) => {
-    const line = index + 1;
-    const opening = /^```(\w*)/.exec(text);
-    if (opening) {
-      fence = fence === undefined ? opening[1] : undefined;
-      return;
-    }
-    if (fence === undefined && text.startsWith('## ')) section = text;
-    const inSh = fence === 'sh' && text.trim() !== '' && !text.trimStart().startsWith('#');
-    const indented = fence === undefined && section.startsWith('## Operations') && /^ {4}\S/.test(text);
-    if (!inSh && !indented) return;
-    const part = text.trim();
-    pending = pending ? { line: pending.line, command: `${pending.command} ${part.replace(/\\$/, '').trim()}` } : { line, command: part.replace(/\\$/, '').trim() };
-    if (!part.endsWith('\\')) {
-      commands.push(pending);
-      pending = undefined;
-    }
-  });
-  return commands;
-}
 
 interface Result {
   code: number | null;
@@ -63,21 +35,24 @@ interface Result {
 type Check = (result: Result, clone: string) => string | undefined;
 
 interface Expectation {
-  /** The README command, as written. */
+  /** The documented command, as written. */
   command: RegExp;
   /** Runs under the demo server, or is not run, with the reason. */
   how: 'background' | 'run' | { skip: string };
   check?: Check;
-  /** Prepares what the command needs but README.md does not supply. */
+  /** Prepares what the command needs but the documents do not supply. */
   before?: (clone: string) => void;
 }
 
 const ok: Check = (r) => (r.code === 0 ? undefined : `exit ${r.code}: ${lastLine(r.stderr || r.stdout)}`);
+const exits = (code: number): Check => (r) => (r.code === code ? undefined : `exit ${r.code}, not ${code}: ${lastLine(r.stderr || r.stdout)}`);
 const all = (...checks: Check[]): Check => (r, clone) => checks.map((check) => check(r, clone)).find((problem) => problem !== undefined);
 const contains = (...fragments: string[]): Check => (r) => {
   const missing = fragments.filter((fragment) => !r.stdout.includes(fragment));
   return missing.length === 0 ? undefined : `output lacks ${missing.map((m) => JSON.stringify(m)).join(', ')}: ${r.stdout.slice(0, 200)}`;
 };
+/** The output ends with a line break, so the shell's prompt (or the next command's output) starts a line of its own. */
+const endsLine: Check = (r) => (r.stdout.endsWith('\n') ? undefined : `output does not end with a newline: ...${JSON.stringify(r.stdout.slice(-60))}`);
 const json = (test: (body: any) => string | undefined): Check => (r) => {
   try {
     return test(JSON.parse(r.stdout));
@@ -85,32 +60,107 @@ const json = (test: (body: any) => string | undefined): Check => (r) => {
     return `not JSON: ${r.stdout.slice(0, 200)}`;
   }
 };
+/** The file a command redirected its output to holds what `test` expects, and not npm's banner. */
+const cleanFile = (name: string, test: (text: string) => string | undefined): Check => (_r, clone) => {
+  const text = existsSync(join(clone, name)) ? readFileSync(join(clone, name), 'utf8') : undefined;
+  if (text === undefined) return `${name} was not written`;
+  // `npm run` without -s writes its "> package@version script" banner to stdout, so it lands in the file.
+  if (/^\s*> /.test(text)) return `${name} starts with npm's banner lines (npm run writes them to stdout: \`npm run -s\` would not)`;
+  return test(text);
+};
+const daysOfData = (count: number): Check =>
+  json((body) => (body.status === 'Success' && Array.isArray(body.data) && body.data.length === count ? undefined : `expected ${count} days of data (the seed holds the 400 days up to yesterday), got ${JSON.stringify(body).slice(0, 200)}`));
 
-/** The README's days of seeded data: the seed generates the 400 days before today (UTC). */
-const daysBack = (isoDay: string) => Math.round((Date.now() - Date.parse(`${isoDay}T00:00:00Z`)) / 86_400_000);
+/** The shell's `$(date -u -d 'N days ago' +%F)`, as the documents write relative dates. */
+const daysAgo = (n: number) => `\\$\\(date -u -d '${n} days? ago' \\+%F\\)`;
 
 export const EXPECTATIONS: Expectation[] = [
+  // README.md
   { command: /^npm ci && npm run demo\b/, how: 'background' },
   { command: /^npm ci && npm test\b/, how: { skip: 'the whole suite (tens of minutes on 2 cores), which .ci/run runs itself; --full runs it here' }, check: ok },
-  { command: /\/api\/news \| head -c 300$/, how: 'run', check: all(ok, contains('[{"id":', '"heading":')) },
-  { command: /\/sellers\.json \| head -c 300$/, how: 'run', check: all(ok, contains('"contact_email"', '"version": "1.0"')) },
+  { command: /\/api\/news \| head -c 300; echo$/, how: 'run', check: all(ok, endsLine, contains('[{"id":', '"heading":')) },
+  { command: /\/sellers\.json \| head -c 300; echo$/, how: 'run', check: all(ok, endsLine, contains('"contact_email"', '"version": "1.0"')) },
+  { command: new RegExp(`^curl -s "http://127\\.0\\.0\\.1:4321/api/v1/public/data\\?startDate=${daysAgo(7)}&endDate=${daysAgo(1)}"; echo$`), how: 'run', check: all(ok, endsLine, daysOfData(7)) },
+  { command: /-X POST http:\/\/127\.0\.0\.1:4321\/api\/contact .*; echo$/, how: 'run', check: all(ok, endsLine, json((body) => (body.success === true ? undefined : `not {"success":true}: ${JSON.stringify(body)}`))) },
+  { command: /-X POST http:\/\/127\.0\.0\.1:4321\/api\/chat .*; echo$/, how: 'run', check: all(ok, endsLine, (r) => (r.stdout.trim().length > 0 && !/"status":\s*[45]\d\d/.test(r.stdout) ? undefined : `no reply streamed: ${r.stdout.slice(0, 200)}`)) },
+  { command: /\/openapi\.json \| head -c 300; echo$/, how: 'run', check: all(ok, endsLine, (r) => (/^\{\s*"openapi":\s*"3\.1\./.test(r.stdout) ? undefined : `not the OpenAPI 3.1 document: ${r.stdout.slice(0, 120)}`)) },
   {
-    command: /public\/data\?startDate=2026-10-01&endDate=2026-10-07'$/,
+    command: /\/healthz; echo; curl -s http:\/\/127\.0\.0\.1:4321\/readyz; echo$/,
     how: 'run',
-    check: all(ok, json((body) => (body.status === 'Success' && Array.isArray(body.data) && body.data.length === 7 ? undefined : `expected 7 days of data (the seed covers ${daysBack('2026-10-01') <= 400 ? 'them' : 'not them: they are over 400 days old'}), got ${JSON.stringify(body).slice(0, 200)}`))),
+    check: all(ok, endsLine, contains('"status":"ok"', '"status":"ready"'), (r) => (r.stdout.split('\n').filter(Boolean).length === 2 ? undefined : `expected two answers, one line each: ${r.stdout.slice(0, 200)}`)),
   },
-  { command: /-X POST http:\/\/127\.0\.0\.1:4321\/api\/contact /, how: 'run', check: all(ok, json((body) => (body.success === true ? undefined : `not {"success":true}: ${JSON.stringify(body)}`))) },
-  { command: /-X POST http:\/\/127\.0\.0\.1:4321\/api\/chat /, how: 'run', check: all(ok, (r) => (r.stdout.trim().length > 0 && !/"status":\s*[45]\d\d/.test(r.stdout) ? undefined : `no reply streamed: ${r.stdout.slice(0, 200)}`)) },
-  { command: /\/healthz; curl -s http:\/\/127\.0\.0\.1:4321\/readyz$/, how: 'run', check: all(ok, (r) => (/ok/i.test(r.stdout) ? undefined : `unexpected health answers: ${r.stdout.slice(0, 200)}`)) },
+
+  // docs/restatements.md
+  {
+    command: /^url="http:\/\/127\.0\.0\.1:4321\/api\/v1\/public\/data\?startDate=.*-H "If-None-Match: \$etag" "\$url"$/,
+    how: 'run',
+    check: all(ok, endsLine, (r) => (/^ETag: "[^"]+"\n304\n$/.test(r.stdout) ? undefined : `expected the tag, then 304: ${r.stdout.slice(0, 200)}`)),
+  },
+
+  // docs/editors.md
   {
     command: /^npm run news:new -- "Q1 2026 transparency report"$/,
     how: 'run',
     check: all(ok, contains('content/news/q1-2026-transparency-report.md'), (_r, clone) => (existsSync(join(clone, 'content/news/q1-2026-transparency-report.md')) ? undefined : 'the article file was not created')),
   },
   {
+    command: /^npm run -s sellers:verify -- --timeout-ms 5000$/,
+    how: 'run',
+    // The sample sellers' .example domains (RFC 2606) resolve nowhere: every one with a domain is unreachable.
+    check: all(exits(69), (r) => {
+      const lines = r.stdout.split('\n').filter(Boolean);
+      const odd = lines.filter((line) => !/^(unreachable|skipped) /.test(line));
+      return lines.length > 0 && odd.length === 0 ? undefined : `expected only unreachable and skipped sellers: ${r.stdout.slice(0, 200)}`;
+    }),
+  },
+
+  // docs/integrators.md
+  {
+    command: new RegExp(`^curl -i "http://127\\.0\\.0\\.1:4321/api/v1/public/data\\?startDate=${daysAgo(31)}&endDate=${daysAgo(1)}"$`),
+    how: 'run',
+    check: all(ok, (r) => (/^HTTP\/1\.1 200 /.test(r.stdout) ? undefined : `status line ${r.stdout.split('\r\n')[0]}`), (r) => {
+      const missing = ['x-ratelimit-remaining', 'x-ratelimit-reset', 'x-daily-quota-remaining', 'x-data-settled-through'].filter((h) => !r.stdout.toLowerCase().includes(`\r\n${h}:`));
+      return missing.length === 0 ? undefined : `headers missing: ${missing.join(', ')}`;
+    }, (r) => daysOfData(31)({ ...r, stdout: r.stdout.slice(r.stdout.indexOf('\r\n\r\n') + 4) }, '')),
+  },
+  { command: /^npm run -s api-keys -- create --name "Acme Corp" --minute 600 --day 50000$/, how: 'run', check: all(ok, (r) => (/^adk_[A-Za-z0-9_-]{43}\n$/.test(r.stdout) ? undefined : `stdout is not the token alone: ${JSON.stringify(r.stdout.slice(0, 120))}`)) },
+  { command: /^npm run -s api-keys -- list$/, how: 'run', check: all(ok, contains('Acme Corp', '600/min', '50000/day', 'active')) },
+  {
+    command: new RegExp(`^npm run -s data:fetch -- --from "${daysAgo(90)}" --to "${daysAgo(1)}" > stats\\.csv$`),
+    how: 'run',
+    check: all(
+      ok,
+      cleanFile('stats.csv', (csv) => {
+        const lines = csv.trimEnd().split(/\r?\n/);
+        return lines[0] === 'date,txn_count,impr_count,service_revenue' && lines.length === 91 && /^\d{4}-\d\d-\d\d,\d+,\d+,\d+\.\d\d$/.test(lines[1] ?? '') ? undefined : `stats.csv is not the header and 90 days: ${JSON.stringify(csv.slice(0, 120))}, ${lines.length} lines`;
+      }),
+    ),
+  },
+  { command: /--base-url https:\/\/data\.example /, how: { skip: 'https://data.example is a placeholder (the .example domain is reserved, RFC 2606): there is no server to fetch from' } },
+  { command: /^node examples\/contact-altcha\.mjs http:\/\/127\.0\.0\.1:4321$/, how: 'run', check: all(ok, contains('challenge: 204 (the check is off)\n', 'contact: 200 {"success":true}\n')) },
+
+  // docs/operators.md
+  {
+    command: /^npm run -s fleet:nginx -- --listen 0\.0\.0\.0:80 --upstream 10\.0\.0\.11:4321 --upstream 10\.0\.0\.12:4321 --dist \/srv\/site\/dist\/client > nginx\.conf$/,
+    how: 'run',
+    check: all(ok, cleanFile('nginx.conf', (conf) => (conf.startsWith('#') && conf.includes('    server 10.0.0.12:4321 ') && conf.includes('root /srv/site/dist/client;') ? undefined : `nginx.conf is not the rendered configuration: ${JSON.stringify(conf.slice(0, 120))}`))),
+  },
+  {
+    command: /^npm run -s contact:export -- --bom > contacts\.csv$/,
+    how: 'run',
+    // Runs after the README's "Try it" stored a submission of Ada's.
+    check: all(ok, cleanFile('contacts.csv', (csv) => (/^\uFEFFid,submitted_at,name,[^\n]*\r?\n[\s\S]*Ada Lovelace/.test(csv) ? undefined : `contacts.csv is not the BOM, the header and the submissions: ${JSON.stringify(csv.slice(0, 120))}`))),
+  },
+  {
+    command: /^npm run contact:erase -- --email Ada@Example\.com$/,
+    how: 'run',
+    // Runs after "Try it" and the ALTCHA example submitted ada@example.com to the demo: at least those go.
+    check: all(ok, (r) => (/^erased [1-9]\d* submissions? and 0 pending webhook deliveries of Ada@Example\.com \(address matched case-insensitively\) from sqlite:/m.test(r.stdout) ? undefined : `unexpected output: ${r.stdout.slice(-200)}`)),
+  },
+  {
     command: /^npm run events:import -- events\.ndjson$/,
     how: 'run',
-    // README.md names the file but supplies none: three records in the documented format.
+    // The guide names the file and shows its format, but supplies none: three records in that format.
     before: (clone) =>
       writeFileSync(
         join(clone, 'events.ndjson'),
@@ -118,34 +168,8 @@ export const EXPECTATIONS: Expectation[] = [
       ),
     check: ok,
   },
-  { command: /^npm run stats:materialize -- --from 2026-01-01 --to 2026-01-31$/, how: 'run', check: ok },
+  { command: new RegExp(`^npm run stats:materialize -- --from "${daysAgo(40)}" --to "${daysAgo(10)}"$`), how: 'run', check: ok },
   { command: /^npm run stats:materialize -- --missing\b/, how: 'run', check: ok },
-  {
-    command: /^curl -i 'http:\/\/127\.0\.0\.1:4321\/api\/v1\/public\/data\?startDate=2026-01-01&endDate=2026-01-31'$/,
-    how: 'run',
-    check: all(ok, (r) => (/^HTTP\/1\.1 200 /.test(r.stdout) ? undefined : `status line ${r.stdout.split('\r\n')[0]}`), (r) => {
-      const missing = ['x-ratelimit-remaining', 'x-ratelimit-reset', 'x-daily-quota-remaining', 'x-data-settled-through'].filter((h) => !r.stdout.toLowerCase().includes(`\r\n${h}:`));
-      return missing.length === 0 ? undefined : `headers missing: ${missing.join(', ')}`;
-    }, (r) => (r.stdout.includes('"status":"Success"') ? undefined : `body: ${r.stdout.slice(-200)}`)),
-  },
-  {
-    command: /^npm run -s data:fetch -- --from 2025-01-01 --to 2025-12-31 > 2025\.csv$/,
-    how: 'run',
-    check: all(ok, (_r, clone) => {
-      const csv = existsSync(join(clone, '2025.csv')) ? readFileSync(join(clone, '2025.csv'), 'utf8') : '';
-      if (/^date,txn_count,impr_count,service_revenue\r?\n\d{4}-\d\d-\d\d,/.test(csv)) return undefined;
-      // `npm run` writes its "> package@version script" banner to stdout, so it lands in the file.
-      if (/^\s*> /.test(csv)) return `2025.csv starts with npm's banner lines, not the CSV header (npm run writes them to stdout: \`npm run -s data:fetch\` would not)`;
-      return `2025.csv does not start with the CSV header: ${JSON.stringify(csv.slice(0, 80))}`;
-    }),
-  },
-  {
-    command: /^npm run contact:erase -- --email Ada@Example\.com$/,
-    how: 'run',
-    // Runs after "Try it" submitted ada@example.com to the demo: at least that one goes.
-    check: all(ok, (r) => (/^erased [1-9]\d* submissions? and 0 pending webhook deliveries of Ada@Example\.com \(address matched case-insensitively\) from sqlite:/m.test(r.stdout) ? undefined : `unexpected output: ${r.stdout.slice(-200)}`)),
-  },
-  { command: /--base-url https:\/\/data\.example /, how: { skip: 'https://data.example is a placeholder (the .example domain is reserved, RFC 2606): there is no server to fetch from' } },
 ];
 
 function lastLine(text: string): string {
@@ -214,47 +238,56 @@ function startDemo(command: string, cwd: string, timeoutMs: number): Promise<{ s
   });
 }
 
-async function main(): Promise<number> {
-  const full = process.argv.includes('--full');
-  const keep = process.argv.includes('--keep');
-  const commands = readmeCommands(readFileSync(join(REPO, 'README.md'), 'utf8'));
-  const started = performance.now();
-  const clone = mkdtempSync(join(tmpdir(), 'first-hour-'));
-  const say = (status: string, c: ReadmeCommand, note = '') => process.stdout.write(`${status.padEnd(4)} README.md:${c.line}  ${c.command.length > 90 ? `${c.command.slice(0, 87)}...` : c.command}${note ? `  -- ${note}` : ''}\n`);
-  const plan = commands.map((c) => ({ c, e: EXPECTATIONS.find((e) => e.command.test(c.command)) }));
-  const unknown = plan.filter((p) => p.e === undefined);
-  for (const { c } of unknown) say('??', c, 'no expectation in scripts/first-hour.ts: add one');
-  if (unknown.length > 0) return 2;
+/** A repository file's text for the link check: undefined when there is no such path, '' for a folder. */
+function reader(root: string): (path: string) => string | undefined {
+  return (path) => {
+    const full = join(root, path);
+    if (!existsSync(full)) return undefined;
+    return statSync(full).isDirectory() ? '' : readFileSync(full, 'utf8');
+  };
+}
 
+type Say = (status: string, c: DocCommand, note?: string) => void;
+
+/** Checks that need nothing run: every relative link resolves, and no command sends npm's banner into a file. Returns the failures. */
+function checkDocuments(clone: string, files: readonly string[], say: Say): number {
+  const read = reader(clone);
+  const { checked, problems } = linkProblems(files, read);
+  for (const p of problems) say('FAIL', { file: p.file, line: p.line, command: `link ${p.target}` }, p.problem);
+  if (problems.length === 0) process.stdout.write(`ok   ${checked} relative links between ${files.join(', ')} resolve\n`);
+  const banners = files.flatMap((file) => bannerRedirects(read(file) ?? '', file));
+  for (const c of banners) say('FAIL', c, "npm run without -s writes npm's banner into the file: write npm run -s");
+  return problems.length + banners.length;
+}
+
+/** Runs the planned commands in the clone, the demo in the background; returns the failures. */
+async function runCommands(plan: { c: DocCommand; e: Expectation }[], clone: string, full: boolean, say: Say): Promise<number> {
   let failed = 0;
-  const cloned = spawnSync('git', ['clone', '--quiet', REPO, clone], { encoding: 'utf8' });
-  if (cloned.status !== 0) throw new Error(`git clone failed: ${cloned.stderr}`);
-  process.stdout.write(`clone of ${spawnSync('git', ['-C', REPO, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).stdout.trim()} in ${clone}\n`);
   let demo: Awaited<ReturnType<typeof startDemo>> | undefined;
   try {
     for (const { c, e } of plan) {
       const t0 = performance.now();
       const took = () => `${((performance.now() - t0) / 1000).toFixed(1)} s`;
-      if (typeof e!.how === 'object' && !(full && e!.check)) {
-        say('skip', c, e!.how.skip);
+      if (typeof e.how === 'object' && !(full && e.check)) {
+        say('skip', c, e.how.skip);
         continue;
       }
-      if (e!.how === 'background') {
+      if (e.how === 'background') {
         if (!(await portFree(4321))) {
           say('FAIL', c, `port 4321 is in use on this machine: the demo cannot listen where README.md says`);
-          return 1;
+          return failed + 1;
         }
         demo = await startDemo(c.command, clone, 600_000);
         if (demo.problem) {
           say('FAIL', c, demo.problem);
-          return 1;
+          return failed + 1;
         }
         say('ok', c, `${ORIGIN} listening after ${took()} (npm ci, build, seed)`);
         continue;
       }
-      e!.before?.(clone);
+      e.before?.(clone);
       const result = await run(c.command, clone, full ? 3_600_000 : 300_000);
-      const problem = e!.check!(result, clone);
+      const problem = e.check!(result, clone);
       if (problem) failed++;
       say(problem ? 'FAIL' : 'ok', c, problem ?? took());
     }
@@ -265,10 +298,33 @@ async function main(): Promise<number> {
     }
   } finally {
     await demo?.stop();
+  }
+  return failed;
+}
+
+async function main(): Promise<number> {
+  const full = process.argv.includes('--full');
+  const keep = process.argv.includes('--keep');
+  const started = performance.now();
+  const clone = mkdtempSync(join(tmpdir(), 'first-hour-'));
+  const say: Say = (status, c, note = '') => process.stdout.write(`${status.padEnd(4)} ${c.file}:${c.line}  ${c.command.length > 90 ? `${c.command.slice(0, 87)}...` : c.command}${note ? `  -- ${note}` : ''}\n`);
+  try {
+    const cloned = spawnSync('git', ['clone', '--quiet', REPO, clone], { encoding: 'utf8' });
+    if (cloned.status !== 0) throw new Error(`git clone failed: ${cloned.stderr}`);
+    process.stdout.write(`clone of ${spawnSync('git', ['-C', REPO, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).stdout.trim()} in ${clone}\n`);
+    const files = documentFiles(clone);
+    const commands = files.flatMap((file) => shellCommands(readFileSync(join(clone, file), 'utf8'), file));
+    const plan = commands.map((c) => ({ c, e: EXPECTATIONS.find((e) => e.command.test(c.command)) }));
+    const unknown = plan.filter((p) => p.e === undefined);
+    for (const { c } of unknown) say('??', c, 'no expectation in scripts/first-hour.ts: add one');
+    if (unknown.length > 0) return 2;
+
+    const failed = checkDocuments(clone, files, say) + (await runCommands(plan as { c: DocCommand; e: Expectation }[], clone, full, say));
+    process.stdout.write(`${failed === 0 ? `all documented commands behave as ${files.join(', ')} say` : `${failed} failed`} (${((performance.now() - started) / 1000).toFixed(0)} s)\n`);
+    return failed === 0 ? 0 : 1;
+  } finally {
     if (!keep) rmSync(clone, { recursive: true, force: true });
   }
-  process.stdout.write(`${failed === 0 ? 'all documented commands behave as README.md says' : `${failed} failed`} (${((performance.now() - started) / 1000).toFixed(0)} s)\n`);
-  return failed === 0 ? 0 : 1;
 }
 
 if (import.meta.main) process.exitCode = await main();

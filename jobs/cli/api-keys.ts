@@ -1,6 +1,6 @@
 /**
  * `npm run -s api-keys -- create --name NAME [--minute N] [--day N]` · `list` · `revoke ID`:
- * integrator keys of the data API (README "Rate limits"). `create` prints the token on stdout,
+ * integrator keys of the data API (docs/integrators.md, "API keys"). `create` prints the token on stdout,
  * once: only its SHA-256 is stored, so it cannot be shown again. Reads DATABASE_URL like the
  * server and brings the schema up to date first. A revoked key stops working on every instance
  * within API_KEY_CACHE_SECONDS. Exit codes: run-cli.ts; `revoke` of an id that names no key: 65

@@ -1,18 +1,21 @@
 /**
- * The README's commands, as a newcomer copies them: every command
- * of its ```sh blocks and of "Operations" runs as written on a fresh clone of HEAD, and each
- * documented result is checked by scripts/first-hour.ts (`npm run first-hour` runs it alone).
+ * The documented commands, as a newcomer copies them: every command of the ```sh blocks of
+ * README.md and of the guides in docs/ runs as written on a fresh clone of HEAD, each documented
+ * result is checked, and every relative link between those documents resolves, all by
+ * scripts/first-hour.ts (`npm run first-hour` runs it alone). It tests what is committed.
  */
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 
-describe("the README's commands", () => {
-  it('all behave as the README says on a fresh clone', { timeout: 600_000 }, () => {
+describe("the README's and the guides' commands", () => {
+  it('all behave as the documents say on a fresh clone, and their links resolve', { timeout: 600_000 }, () => {
     const run = spawnSync(process.execPath, ['scripts/first-hour.ts'], { encoding: 'utf8', timeout: 590_000 });
     const lines = run.stdout.split('\n').filter((line) => /^(ok|FAIL|\?\?)\s/.test(line));
-    // Every README command was judged, and none failed or lacks an expectation.
-    expect(lines.length).toBeGreaterThanOrEqual(12);
+    // Every command was judged, and none failed or lacks an expectation.
+    expect(lines.length).toBeGreaterThanOrEqual(23);
     expect(lines.filter((line) => !line.startsWith('ok')), run.stdout + run.stderr).toEqual([]);
+    for (const file of ['README.md', 'docs/operators.md', 'docs/integrators.md', 'docs/editors.md']) expect(lines.some((line) => line.startsWith(`ok   ${file}:`)), file).toBe(true);
+    expect(lines.some((line) => /^ok {3}\d+ relative links between README\.md, docs\//.test(line)), run.stdout).toBe(true);
     expect(run.status, run.stdout + run.stderr).toBe(0);
   });
 });

@@ -109,7 +109,7 @@ describe('the nginx configuration', () => {
     }
   });
 
-  it("passes `nginx -t -c FILE` as the README's example renders it, without --prefix (nginx's own pid and temp paths)", () => {
+  it("passes `nginx -t -c FILE` as the operators' guide's example renders it, without --prefix (nginx's own pid and temp paths)", () => {
     const run = fleetNginx('--listen 0.0.0.0:80 --upstream 10.0.0.11:4321 --upstream 10.0.0.12:4321 --dist /srv/site/dist/client');
     expect(run).toMatchObject({ status: 0, stderr: '' });
     expect(run.stdout).not.toMatch(/\bpid\b|_temp_path|error_log/);

@@ -137,7 +137,7 @@ describe.each(ENGINES)('contact form posts and proof of work on %s', (engine) =>
     });
 
     it('refuses a solution spent on another instance that shares the database', async () => {
-      // A second instance: its own connection pool, the same database (README, "Proof of work").
+      // A second instance: its own connection pool, the same database (docs/operators.md, "Proof of work").
       const other = createDb(suite.db.url);
       try {
         const payload = await solved();

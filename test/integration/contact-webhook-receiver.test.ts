@@ -1,28 +1,24 @@
 /**
- * The receiver README.md shows ("Signed webhooks"), run as the file it is copied from
- * (examples/webhook-receiver.ts) against the real outbox, on both engines.
+ * The receiver the operators' guide shows (docs/operators.md, "Signed webhooks"), run as the file
+ * it is copied from (examples/webhook-receiver.ts) against the real outbox, on both engines.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { storeSubmission } from '../../src/features/contact/contact.server.ts';
 import { deliverPending } from '../../src/features/contact/outbox.server.ts';
+import { belowHeaderComment, guideBlock } from '../helpers/guide-copy.ts';
 import { ENGINES, openTestDb, validPayload, type TestDb } from './contact-fixtures.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const EXAMPLE = join(ROOT, 'examples', 'webhook-receiver.ts');
 const secretOf = () => `whsec_${randomBytes(32).toString('base64')}`;
 
-describe('the README webhook receiver', () => {
+describe("the operators' guide's webhook receiver", () => {
   it('is examples/webhook-receiver.ts as it is, below its header comment', () => {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const section = readme.slice(readme.indexOf('### Signed webhooks'));
-    const block = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
-    const code = readFileSync(EXAMPLE, 'utf8').replace(/^\/\*\*[\s\S]*?\*\/\n/, '');
-    expect(block).toBe(code);
+    expect(guideBlock('docs/operators.md', '### Signed webhooks', 'ts')).toBe(belowHeaderComment('examples/webhook-receiver.ts'));
   });
 });
 

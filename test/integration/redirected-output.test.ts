@@ -1,5 +1,5 @@
 /**
- * The README's command lines that write a file, run exactly as written through a shell: with
+ * Command lines of the guides that write a file, run exactly as written through a shell: with
  * `npm run -s` the file holds the data alone. Plain `npm run` prints its banner (`> adtech-site@…
  * contact:export` and the command) on stdout, so the redirected file would start with it and the
  * BOM would land after it, where no spreadsheet looks for one.
@@ -30,7 +30,7 @@ describe('output redirected to a file', () => {
     expect(run.bytes.subarray(3).toString('utf8')).toMatch(/^id,submitted_at,name,[^\n]*\r?\n$/);
   });
 
-  it('`npm run contact:export` without -s puts the banner first: why the README says -s', () => {
+  it('`npm run contact:export` without -s puts the banner first: why the documents say -s', () => {
     const run = shell('npm run contact:export -- --bom > contacts.csv', 'contacts.csv', { DATABASE_URL: tempSqliteUrl() });
     expect(run.bytes.toString('utf8')).toMatch(/^\n> adtech-site@[^\n]* contact:export\n/);
   });
