@@ -20,7 +20,7 @@ import { createEdgeLimiter } from './edge-limiter.ts';
 import { StaticFiles } from '../server/static-files.ts';
 import { recentCheck } from '../lib/probes.ts';
 import { ASSISTANT_INDEX_FILE } from '../features/chat/index-writer.ts';
-import { KnowledgeIndex } from '../features/chat/knowledge-index.ts';
+import { AssistantIndex } from '../features/chat/assistant-index.ts';
 import { chatEndpoint } from '../features/chat/chat.server.ts';
 import { PATHS } from '../lib/paths.ts';
 
@@ -82,10 +82,10 @@ export async function createApp(config: Config, log: Logger): Promise<RunningApp
     throw new Error(`Cannot load the Astro build at ${entry}: run \`npm run build\` first.`, { cause: error });
   }
   // Opening reads the schema only: start-up and memory do not grow with the news archive.
-  let assistantIndex: KnowledgeIndex;
+  let assistantIndex: AssistantIndex;
   let statics: StaticFiles;
   try {
-    assistantIndex = KnowledgeIndex.open(join(distDir, 'server', ASSISTANT_INDEX_FILE));
+    assistantIndex = AssistantIndex.open(join(distDir, 'server', ASSISTANT_INDEX_FILE));
     // The build's manifest only: bodies are read when first asked for (src/server/static-files.ts).
     statics = await StaticFiles.load(distDir, { maxBytes: config.STATIC_CACHE_MAX_BYTES, log });
   } catch (error) {
@@ -146,7 +146,7 @@ export async function createApp(config: Config, log: Logger): Promise<RunningApp
           const { port } = server.address() as AddressInfo;
           const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST;
           const origin = `http://${host}:${port}`;
-          services = createServices({ config, boundOrigin: origin, db, log, knowledge: () => assistantIndex, cache });
+          services = createServices({ config, boundOrigin: origin, db, log, assistantIndex: () => assistantIndex, cache });
           siteHost = new URL(services.config.SITE_URL).host;
           outbox = services.config.JOBS_ENABLED ? startOutbox({ services, intervalMs: 15_000 }) : undefined;
           jobs = startJobs({ services });

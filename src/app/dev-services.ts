@@ -38,7 +38,7 @@ export interface DevServices {
  * a loopback or wildcard address, so a derived ALLOWED_ORIGINS admits both `localhost` and
  * `127.0.0.1` pages (config.ts `defaultOrigins`), whichever the developer's browser opened.
  */
-export async function openDevServices(address: AddressInfo, knowledge: Services['knowledge'], env: NodeJS.ProcessEnv = process.env): Promise<DevServices> {
+export async function openDevServices(address: AddressInfo, assistantIndex: Services['assistantIndex'], env: NodeJS.ProcessEnv = process.env): Promise<DevServices> {
   const config = loadConfig(env);
   prepareDatabaseLocation(config.DATABASE_URL);
   const log = createLogger({ level: config.LOG_LEVEL, secrets: secretValues(config) });
@@ -49,7 +49,7 @@ export async function openDevServices(address: AddressInfo, knowledge: Services[
   });
   const local = /^(127\.|::1$|::$|0\.0\.0\.0$|::ffff:127\.)/.test(address.address);
   const host = local ? 'localhost' : address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const services = createServices({ config, boundOrigin: `http://${host}:${address.port}`, db, log, knowledge });
+  const services = createServices({ config, boundOrigin: `http://${host}:${address.port}`, db, log, assistantIndex });
   log.info({ url: services.config.SITE_URL, database: db.target }, 'dev services ready');
 
   // As in production (src/app/app.ts): one check a second at most, a failure logged once per check.

@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import { resolveOrigin, type Config } from './config.ts';
 import type { DbHandle } from '../db/create-db.ts';
-import type { KnowledgeIndex } from '../features/chat/knowledge-index.ts';
+import type { AssistantIndex } from '../features/chat/assistant-index.ts';
 
 export interface Services {
   config: Config;
@@ -16,7 +16,7 @@ export interface Services {
    * The site assistant's search index: in production the one `astro build` wrote, opened
    * read-only at start-up; under `astro dev`, built from the content collections on first use.
    */
-  knowledge: () => KnowledgeIndex | Promise<KnowledgeIndex>;
+  assistantIndex: () => AssistantIndex | Promise<AssistantIndex>;
   /**
    * Drop cached GET responses whose path starts with `pathPrefix` (the edge's response cache).
    * Called by writers that change what a response would say, e.g. the stats materialiser.
@@ -31,18 +31,18 @@ export interface ServiceParts {
   db: DbHandle;
   log: Logger;
   /** The assistant's index (see Services.knowledge). */
-  knowledge: () => KnowledgeIndex | Promise<KnowledgeIndex>;
+  assistantIndex: () => AssistantIndex | Promise<AssistantIndex>;
   /** The edge's response cache; none in `astro dev`, where purging is a no-op. */
   cache?: { purge(pathPrefix: string): number };
 }
 
 /** The one way to assemble `Services`, shared by the production edge and the dev server. */
-export function createServices({ config, boundOrigin, db, log, knowledge, cache }: ServiceParts): Services {
+export function createServices({ config, boundOrigin, db, log, assistantIndex: knowledge, cache }: ServiceParts): Services {
   return {
     config: resolveOrigin(config, boundOrigin),
     db,
     log,
-    knowledge,
+    assistantIndex: knowledge,
     purgeCache: (prefix) => {
       const dropped = cache?.purge(prefix) ?? 0;
       if (dropped > 0) log.debug({ prefix, dropped }, 'response cache purged');

@@ -4,7 +4,7 @@ import { composeReply, retrieve, sourcesOf } from '../../src/features/chat/built
 import { LLM_BOUNDS } from '../../src/features/chat/llm-assistant.server.ts';
 import { parseSourcesLink } from '../../src/features/chat/sources.ts';
 import { startFakeLlm, type FakeLlm } from '../fixtures/fake-llm.ts';
-import { ask, callChat, chatDeps, chatRequest, chatServices, loggedChatServices, readChunks, SITE, siteKnowledgeIndex } from '../unit/chat/chat-harness.ts';
+import { ask, callChat, chatDeps, chatRequest, chatServices, loggedChatServices, readChunks, SITE, siteAssistantIndex } from '../unit/chat/chat-harness.ts';
 
 let llm: FakeLlm;
 beforeAll(async () => {
@@ -20,7 +20,7 @@ beforeEach(() => {
 const TIMEOUT_MS = 300;
 const services = () => chatServices({ LLM_BASE_URL: llm.baseUrl, LLM_MODEL: 'fake-model', LLM_API_KEY: 'test-key', LLM_TIMEOUT_MS: String(TIMEOUT_MS) });
 const chat = (content: string, signal?: AbortSignal) => callChat(chatRequest(ask(content), signal ? { signal } : {}), services(), chatDeps());
-const builtInReply = (content: string) => composeReply([{ role: 'user', content }], siteKnowledgeIndex(), { siteUrl: SITE, config: chatServices().config });
+const builtInReply = (content: string) => composeReply([{ role: 'user', content }], siteAssistantIndex(), { siteUrl: SITE, config: chatServices().config });
 const builtIn = (content: string) => builtInReply(content).text;
 
 describe('the assistant with an LLM configured', () => {
@@ -185,7 +185,7 @@ describe('the assistant with an LLM configured', () => {
     const response = await chat(question);
     const sources = parseSourcesLink(response.headers.get('link'));
     expect((await readChunks(response)).join('')).toBe('sellers.json lists our sellers.');
-    expect(sources).toEqual(sourcesOf(retrieve([{ role: 'user', content: question }], siteKnowledgeIndex(), { config: chatServices().config })));
+    expect(sources).toEqual(sourcesOf(retrieve([{ role: 'user', content: question }], siteAssistantIndex(), { config: chatServices().config })));
     expect(sources.length).toBeGreaterThan(0);
     // Each source is a page named in the context the model received.
     const system = String(llm.requests[0]!.body.messages?.[0]?.content);

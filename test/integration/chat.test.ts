@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { composeReply, replyChunks } from '../../src/features/chat/built-in-assistant.ts';
-import { KnowledgeIndex } from '../../src/features/chat/knowledge-index.ts';
+import { AssistantIndex } from '../../src/features/chat/assistant-index.ts';
 import { parseSourcesLink } from '../../src/features/chat/sources.ts';
 import { callContact, useTestDb } from './contact-fixtures.ts';
 import { problemParts } from '../helpers/problem.ts';
-import { ask, callChat, CHAT_URL, chatDeps, chatRequest, chatServices, loggedChatServices, PARTNER, problemOf, readChunks, SITE, siteKnowledgeIndex } from '../unit/chat/chat-harness.ts';
+import { ask, callChat, CHAT_URL, chatDeps, chatRequest, chatServices, loggedChatServices, PARTNER, problemOf, readChunks, SITE, siteAssistantIndex } from '../unit/chat/chat-harness.ts';
 
 const services = chatServices();
 const post = (body: unknown, init?: Parameters<typeof chatRequest>[1], deps = chatDeps()) => callChat(chatRequest(body, init), services, deps);
@@ -250,7 +250,7 @@ describe('the streamed reply', () => {
 
   it('arrives in pieces, the first before the rest of the reply is produced', async () => {
     const question = 'What is sellers.json?';
-    const expected = composeReply([{ role: 'user', content: question }], siteKnowledgeIndex(), { siteUrl: SITE, config: chatServices().config }).text;
+    const expected = composeReply([{ role: 'user', content: question }], siteAssistantIndex(), { siteUrl: SITE, config: chatServices().config }).text;
     const response = await post(ask(question));
     const reader = response.body!.getReader();
     const decoder = new TextDecoder();
@@ -290,7 +290,7 @@ describe('the streamed reply', () => {
 
   it('stops producing when the client goes away, and logs how little it sent', async () => {
     const question = 'How do I get the daily statistics from the data API?';
-    const whole = replyChunks(composeReply([{ role: 'user', content: question }], siteKnowledgeIndex(), { siteUrl: SITE, config: chatServices().config }).text);
+    const whole = replyChunks(composeReply([{ role: 'user', content: question }], siteAssistantIndex(), { siteUrl: SITE, config: chatServices().config }).text);
     const client = new AbortController();
     const logged = loggedChatServices();
     const response = await callChat(chatRequest(ask(question), { signal: client.signal }), logged.services, chatDeps({ chunkDelayMs: 20 }));
@@ -325,7 +325,7 @@ describe('the streamed reply', () => {
 
   it('says so in words when the content index cannot be loaded', async () => {
     const deps = chatDeps({
-      knowledge: () => {
+      assistantIndex: () => {
         throw new Error('content store missing');
       },
     });
@@ -334,10 +334,10 @@ describe('the streamed reply', () => {
   });
 
   it('says so in words, and logs why, when the index fails while searching', async () => {
-    const broken = KnowledgeIndex.fromCorpus({ news: [], knowledge: [] });
+    const broken = AssistantIndex.fromCorpus({ news: [], knowledge: [] });
     broken.close(); // every read now fails, as a damaged file would
     const logged = loggedChatServices({}, 'error');
-    const response = await callChat(chatRequest(ask('What is sellers.json?')), logged.services, chatDeps({ knowledge: () => broken }));
+    const response = await callChat(chatRequest(ask('What is sellers.json?')), logged.services, chatDeps({ assistantIndex: () => broken }));
     expect(response.status).toBe(200);
     expect((await readChunks(response)).join('')).toMatch(/^Sorry, I can't look anything up right now\./);
     expect(logged.lines.map((line) => line.msg)).toEqual(['assistant index unavailable']);
@@ -345,7 +345,7 @@ describe('the streamed reply', () => {
 });
 
 describe('the sources of a reply', () => {
-  const builtIn = (question: string) => composeReply([{ role: 'user', content: question }], siteKnowledgeIndex(), { siteUrl: SITE, config: chatServices().config });
+  const builtIn = (question: string) => composeReply([{ role: 'user', content: question }], siteAssistantIndex(), { siteUrl: SITE, config: chatServices().config });
 
   it('lists the pages the answer quotes in the Link header, before the first byte, and leaves the body as it was', async () => {
     const question = 'What is sellers.json?';

@@ -47,7 +47,7 @@ export function testServices(handle: DbHandle, env: Record<string, string> = {})
     db: handle,
     log: pino({ level: 'silent' }),
     purgeCache: () => {},
-    knowledge: () => {
+    assistantIndex: () => {
       throw new Error('no assistant index in this test');
     },
   };

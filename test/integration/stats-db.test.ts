@@ -57,7 +57,7 @@ async function openDatabase(engine: 'sqlite' | 'postgres'): Promise<Database> {
     db: handle,
     log: pino({ level: 'silent' }),
     purgeCache: (prefix) => purged.push(prefix),
-    knowledge: () => {
+    assistantIndex: () => {
       throw new Error('no assistant index in this test');
     },
   };

@@ -100,7 +100,7 @@ describe('the architecture', () => {
   it('finds every kind of import (the scanner is not blind)', () => {
     expect(importsOf('src/app/app.ts').some((target) => target.startsWith('src/server/'))).toBe(true);
     // `import type`, `export ... from` and `export type ... from`.
-    expect(importsOf('src/app/services.ts')).toContain('src/features/chat/knowledge-index.ts');
+    expect(importsOf('src/app/services.ts')).toContain('src/features/chat/assistant-index.ts');
     expect(importsOf('src/features/ratelimit/index.ts')).toEqual(expect.arrayContaining(['src/features/ratelimit/client-key.ts', 'src/features/ratelimit/limiter.ts']));
     // `import()` in a type position, and in an Astro component's <script>.
     expect(importsOf('src/env.d.ts')).toContain('src/app/services.ts');

@@ -10,7 +10,7 @@
 import { formatDate } from '../../lib/calendar.ts';
 import type { ChatMessage } from './chat-request.ts';
 import { fillFacts, helpFacts, type HelpFacts, type HelpFactsConfig } from './help-facts.ts';
-import type { KnowledgeIndex, SearchHit, WeightedTerms } from './knowledge-index.ts';
+import type { AssistantIndex, SearchHit, WeightedTerms } from './assistant-index.ts';
 import { passageTitle, sitePaths, type Passage } from './passages.ts';
 import { distinctSources, type ChatSource } from './sources.ts';
 import { sentences, terms, words } from './text-terms.ts';
@@ -115,7 +115,7 @@ function filled(hit: SearchHit, facts: HelpFacts): SearchHit {
 }
 
 /** The index's best hits for a query, help pages filled in from the configuration. */
-function searchFilled(index: KnowledgeIndex, query: WeightedTerms, limit: number, config: HelpFactsConfig): SearchHit[] {
+function searchFilled(index: AssistantIndex, query: WeightedTerms, limit: number, config: HelpFactsConfig): SearchHit[] {
   const facts = helpFacts(config);
   return index.search(query, limit).map((hit) => filled(hit, facts));
 }
@@ -128,7 +128,7 @@ export interface RetrieveOptions {
 }
 
 /** The grounded passages for the conversation, best first, filled in (the LLM's context, too). */
-export function retrieve(messages: readonly ChatMessage[], index: KnowledgeIndex, { limit = 4, config }: RetrieveOptions): SearchHit[] {
+export function retrieve(messages: readonly ChatMessage[], index: AssistantIndex, { limit = 4, config }: RetrieveOptions): SearchHit[] {
   const query = conversationQuery(messages);
   return searchFilled(index, query.weighted, limit * 2, config)
     .filter((hit) => isGrounded(hit, query.focus))
@@ -201,7 +201,7 @@ export interface ComposeOptions {
 }
 
 /** Compose the whole reply to the conversation's newest (user) message. */
-export function composeReply(messages: readonly ChatMessage[], index: KnowledgeIndex, options: ComposeOptions): BuiltInReply {
+export function composeReply(messages: readonly ChatMessage[], index: AssistantIndex, options: ComposeOptions): BuiltInReply {
   const newest = messages.at(-1)?.content ?? '';
   const { intent, rest, greeted } = detectIntent(newest);
   const hello = greeted ? 'Hello! ' : '';

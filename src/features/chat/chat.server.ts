@@ -12,7 +12,7 @@ import { composeReply, CONTACT_PATH, replyChunks, retrieve, sourcesOf, type Buil
 import { checkJsonRepresentation, parseJsonObject } from '../../lib/json-body.ts';
 import { CHAT_BODY, chatRequestFrom, type ChatMessage } from './chat-request.ts';
 import { corsHeaders, preflightHeaders } from '../../lib/cors.ts';
-import type { KnowledgeIndex, SearchHit } from './knowledge-index.ts';
+import type { AssistantIndex, SearchHit } from './assistant-index.ts';
 import type { LlmSettings } from './llm-assistant.server.ts';
 import { checkOrigin, originError, type OriginPolicy } from './origin-policy.ts';
 import { providerFailure } from './provider-failure.ts';
@@ -36,7 +36,7 @@ export interface ChatDeps {
   config: ChatSettings;
   log: Logger;
   /** The search index, opened once by the caller; awaited on the first reply only. */
-  knowledge: () => KnowledgeIndex | Promise<KnowledgeIndex>;
+  assistantIndex: () => AssistantIndex | Promise<AssistantIndex>;
   /**
    * Pause between pieces of a built-in reply, in ms (default 12). The reply exists at once; the
    * pacing lets the widget show it growing and lets the event loop serve others in between.
@@ -132,9 +132,9 @@ async function prepareReply(messages: readonly ChatMessage[], signal: AbortSigna
     deps.log.error({ err: error }, 'assistant index unavailable');
     return { assistant: 'built-in', sources: [], pieces: paced(UNAVAILABLE_TEXT, delayMs, signal) };
   };
-  let index: KnowledgeIndex;
+  let index: AssistantIndex;
   try {
-    index = await deps.knowledge();
+    index = await deps.assistantIndex();
   } catch (error) {
     return unavailable(error);
   }

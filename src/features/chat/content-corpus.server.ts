@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { getCollection, type CollectionEntry } from 'astro:content';
 import { bodyStartLine } from './help-facts.ts';
 import type { Corpus } from './index-writer.ts';
-import { KnowledgeIndex } from './knowledge-index.ts';
+import { AssistantIndex } from './assistant-index.ts';
 
 export async function siteCorpus(): Promise<Corpus> {
   const [news, assistant] = await Promise.all([getCollection('news', (entry) => !entry.data.draft), getCollection('assistant')]);
@@ -37,16 +37,16 @@ async function knowledgeDoc(entry: CollectionEntry<'assistant'>) {
   return { id: entry.id, title: entry.data.title, summary: entry.data.summary, body, file, bodyLine: source === undefined ? undefined : bodyStartLine(source, body) };
 }
 
-let loading: Promise<KnowledgeIndex> | undefined;
+let loading: Promise<AssistantIndex> | undefined;
 
 /**
  * `astro dev`: the index built in memory once per dev server, from the collections as they are
  * when the first question comes (restart the dev server to index edited content). A failed build
  * is retried by the next caller.
  */
-export function devKnowledgeIndex(): Promise<KnowledgeIndex> {
+export function devAssistantIndex(): Promise<AssistantIndex> {
   loading ??= siteCorpus()
-    .then((corpus) => KnowledgeIndex.fromCorpus(corpus))
+    .then((corpus) => AssistantIndex.fromCorpus(corpus))
     .catch((error: unknown) => {
       loading = undefined;
       throw error;

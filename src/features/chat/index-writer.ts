@@ -1,7 +1,7 @@
 /**
  * Writes the assistant's search index: a SQLite database made once, by `astro build`, from the
  * content collections (src/pages/assistant-index.sqlite.ts), and opened read-only by the server
- * (knowledge-index.ts). Building it is where the work that grows with the archive happens, so
+ * (assistant-index.ts). Building it is where the work that grows with the archive happens, so
  * that answering a question does not.
  *
  * The index is immutable, so every passage's score for every term it holds is computed here, in
@@ -120,7 +120,7 @@ const INDEXES = `
  * and the knowledge base. Passage numbers follow the corpus order (news newest first, then
  * knowledge pages), which also breaks ties between equal scores.
  */
-export function writeKnowledgeIndex(db: Database.Database, { news, knowledge }: Corpus): void {
+export function writeAssistantIndex(db: Database.Database, { news, knowledge }: Corpus): void {
   // An unknown or malformed placeholder fails the build here, with its file and line.
   assertHelpPages(knowledge);
   const published = publishedNewestFirst(news);
@@ -176,7 +176,7 @@ export function writeKnowledgeIndex(db: Database.Database, { news, knowledge }: 
 export function buildIndexImage(corpus: Corpus): Buffer {
   const db = new Database(':memory:');
   try {
-    writeKnowledgeIndex(db, corpus);
+    writeAssistantIndex(db, corpus);
     return db.serialize();
   } finally {
     db.close();

@@ -7,7 +7,7 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { streamText, type ModelMessage } from 'ai';
 import type { ChatMessage } from './chat-request.ts';
-import type { SearchHit } from './knowledge-index.ts';
+import type { SearchHit } from './assistant-index.ts';
 import { CONTACT_PATH } from './built-in-assistant.ts';
 
 export interface LlmSettings {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { composeReply, conversationQuery, detectIntent, replyChunks, retrieve } from '../../../src/features/chat/built-in-assistant.ts';
 import type { ChatMessage } from '../../../src/features/chat/chat-request.ts';
-import { KnowledgeIndex } from '../../../src/features/chat/knowledge-index.ts';
+import { AssistantIndex } from '../../../src/features/chat/assistant-index.ts';
 import type { KnowledgeDoc, NewsDoc } from '../../../src/features/chat/passages.ts';
 import { chatServices } from './chat-harness.ts';
 import { siteKnowledge, siteNews } from './site-corpus.ts';
@@ -47,8 +47,8 @@ const fixtureNews: NewsDoc[] = [
   { id: 'sellers-json', heading: 'Our sellers.json file is now public', subheading: null, body: 'Every seller account is listed in the file.', createdAt: new Date('2026-02-16T08:00:00Z') },
   { id: 'secret-launch', heading: 'Unannounced zeppelin partnership', subheading: null, body: 'Zeppelin advertising starts next year.', createdAt: new Date('2026-12-01T08:00:00Z'), draft: true },
 ];
-const fixtures = KnowledgeIndex.fromCorpus({ news: fixtureNews, knowledge: fixtureKnowledge });
-const site = KnowledgeIndex.fromCorpus({ news: siteNews(), knowledge: siteKnowledge() });
+const fixtures = AssistantIndex.fromCorpus({ news: fixtureNews, knowledge: fixtureKnowledge });
+const site = AssistantIndex.fromCorpus({ news: siteNews(), knowledge: siteKnowledge() });
 /** Answers under the default configuration (the help pages' numbers are filled in from it). */
 const answer = { config: chatServices().config };
 

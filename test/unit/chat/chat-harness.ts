@@ -7,7 +7,7 @@ import { loadConfig, type Config } from '../../../src/app/config.ts';
 import { chatEndpoint, type ChatDeps } from '../../../src/features/chat/chat.server.ts';
 import { CHAT_LIMITS } from '../../../src/features/chat/chat-request.ts';
 import { callEndpoint } from '../../helpers/endpoint.ts';
-import { KnowledgeIndex } from '../../../src/features/chat/knowledge-index.ts';
+import { AssistantIndex } from '../../../src/features/chat/assistant-index.ts';
 import { siteKnowledge, siteNews } from './site-corpus.ts';
 
 export const SITE = 'https://meridian.test';
@@ -27,10 +27,10 @@ export function chatServices(env: Record<string, string> = {}): ChatServices {
   };
 }
 
-let siteIndex: KnowledgeIndex | undefined;
+let siteIndex: AssistantIndex | undefined;
 /** The index over the real content/ files, built once per test file. */
-export function siteKnowledgeIndex(): KnowledgeIndex {
-  siteIndex ??= KnowledgeIndex.fromCorpus({ news: siteNews(), knowledge: siteKnowledge() });
+export function siteAssistantIndex(): AssistantIndex {
+  siteIndex ??= AssistantIndex.fromCorpus({ news: siteNews(), knowledge: siteKnowledge() });
   return siteIndex;
 }
 
@@ -38,7 +38,7 @@ export function siteKnowledgeIndex(): KnowledgeIndex {
 export type ChatOwnDeps = Omit<ChatDeps, 'config' | 'log'>;
 
 export function chatDeps(overrides: Partial<ChatOwnDeps> = {}): ChatOwnDeps {
-  return { knowledge: siteKnowledgeIndex, chunkDelayMs: 0, ...overrides };
+  return { assistantIndex: siteAssistantIndex, chunkDelayMs: 0, ...overrides };
 }
 
 /** The chat endpoint called as the Astro adapter calls it, with the route's body limit. */

@@ -10,14 +10,14 @@ import { loadConfig } from '../../../src/app/config.ts';
 import { composeReply, retrieve } from '../../../src/features/chat/built-in-assistant.ts';
 import { FACT_NAMES, fillFacts, HelpPageError, helpFacts, helpPageProblems, bodyStartLine } from '../../../src/features/chat/help-facts.ts';
 import { buildIndexImage } from '../../../src/features/chat/index-writer.ts';
-import { KnowledgeIndex } from '../../../src/features/chat/knowledge-index.ts';
+import { AssistantIndex } from '../../../src/features/chat/assistant-index.ts';
 import { buildInstructions } from '../../../src/features/chat/llm-assistant.server.ts';
 import type { KnowledgeDoc } from '../../../src/features/chat/passages.ts';
 import { terms } from '../../../src/features/chat/text-terms.ts';
 import { chatServices } from './chat-harness.ts';
 import { parseFrontmatter, siteKnowledge, siteNews } from './site-corpus.ts';
 
-const site = KnowledgeIndex.fromCorpus({ news: siteNews(), knowledge: siteKnowledge() });
+const site = AssistantIndex.fromCorpus({ news: siteNews(), knowledge: siteKnowledge() });
 const changed = chatServices({ RATE_LIMIT_PAGE_MINUTE: '123', RATE_LIMIT_IPV6_PREFIX: '48', RATE_LIMIT_DATA_DAY: '7500' }).config;
 const defaults = chatServices().config;
 const user = (content: string) => ({ role: 'user' as const, content });

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { composeReply, retrieve, sourcesOf } from '../../../src/features/chat/built-in-assistant.ts';
 import type { ChatMessage } from '../../../src/features/chat/chat-request.ts';
-import { KnowledgeIndex } from '../../../src/features/chat/knowledge-index.ts';
+import { AssistantIndex } from '../../../src/features/chat/assistant-index.ts';
 import { distinctSources, formatSourcesLink, parseSourcesLink, SOURCE_LIMITS } from '../../../src/features/chat/sources.ts';
 import { createOpenApiDocument } from '../../../src/api-docs/document.ts';
 import { chatServices } from './chat-harness.ts';
 import { siteKnowledge, siteNews } from './site-corpus.ts';
 
 const user = (content: string): ChatMessage => ({ role: 'user', content });
-const site = KnowledgeIndex.fromCorpus({ news: siteNews(), knowledge: siteKnowledge() });
+const site = AssistantIndex.fromCorpus({ news: siteNews(), knowledge: siteKnowledge() });
 const answer = { config: chatServices().config };
 const published = siteNews()
   .filter((doc) => !doc.draft)

@@ -19,7 +19,7 @@ import { createEdgeLimiter } from '../../../src/app/edge-limiter.ts';
 import { createServices, type Services } from '../../../src/app/services.ts';
 import { openMigratedDb } from '../../../src/db/open-migrated-db.ts';
 import type { DbHandle } from '../../../src/db/create-db.ts';
-import { KnowledgeIndex } from '../../../src/features/chat/knowledge-index.ts';
+import { AssistantIndex } from '../../../src/features/chat/assistant-index.ts';
 import { PATHS } from '../../../src/lib/paths.ts';
 import { createEdge, type AstroHandler, type Edge } from '../../../src/server/http.ts';
 import { precompress } from '../../../src/server/precompress.ts';
@@ -87,8 +87,8 @@ beforeAll(async () => {
   const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATABASE_URL: join(dir, 'site.db') });
   db = await openMigratedDb(config);
   await db.kysely.insertInto('daily_stat').values({ day: DAY, txn_count: 7, impr_count: 700, revenue_minor: 70, materialized_at: Date.parse('2026-03-03T00:00:00Z') }).execute();
-  const index = KnowledgeIndex.fromCorpus({ news: [], knowledge: [{ id: 'sellers-json', title: 'sellers.json', body: 'A sellers.json file lists the sellers an ad system pays, published at /sellers.json.' }] });
-  services = createServices({ config, boundOrigin: SITE, db, log: pino({ level: 'silent' }), knowledge: () => index });
+  const index = AssistantIndex.fromCorpus({ news: [], knowledge: [{ id: 'sellers-json', title: 'sellers.json', body: 'A sellers.json file lists the sellers an ad system pays, published at /sellers.json.' }] });
+  services = createServices({ config, boundOrigin: SITE, db, log: pino({ level: 'silent' }), assistantIndex: () => index });
 });
 
 afterAll(async () => {

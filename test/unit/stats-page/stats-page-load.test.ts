@@ -31,7 +31,7 @@ beforeEach(async () => {
       done();
     },
   });
-  services = { config: loadConfig({ NODE_ENV: 'test' }), db: handle, log: createLogger({ level: 'error', stream }), purgeCache: () => {}, knowledge: () => Promise.reject(new Error('no assistant index in this test')) };
+  services = { config: loadConfig({ NODE_ENV: 'test' }), db: handle, log: createLogger({ level: 'error', stream }), purgeCache: () => {}, assistantIndex: () => Promise.reject(new Error('no assistant index in this test')) };
   await handle.kysely
     .insertInto('daily_stat')
     .values([

@@ -13,7 +13,7 @@
 import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { boundedEditDistance } from '../../lib/edit-distance.ts';
-import { INDEX_FORMAT, reversedTerm, writeKnowledgeIndex, type Corpus } from './index-writer.ts';
+import { INDEX_FORMAT, reversedTerm, writeAssistantIndex, type Corpus } from './index-writer.ts';
 import type { Passage } from './passages.ts';
 
 export type { Corpus } from './index-writer.ts';
@@ -71,14 +71,14 @@ const POSTINGS_PER_QUERY = 8192;
 const COMPLETED_CANDIDATES = 64;
 
 /** Why an index file cannot be used; the server stops with one line naming the fix. */
-export class KnowledgeIndexError extends Error {
+export class AssistantIndexError extends Error {
   readonly code = 'ASSISTANT_INDEX_UNUSABLE';
   readonly file: string;
   /** As StaticManifestError's: no file at all (a build from before the index, or an interrupted one), or an unreadable one. */
   readonly reason: 'missing' | 'malformed';
   constructor(file: string, message: string, options?: ErrorOptions & { reason?: 'missing' | 'malformed' }) {
     super(message, options);
-    this.name = 'KnowledgeIndexError';
+    this.name = 'AssistantIndexError';
     this.file = file;
     this.reason = options?.reason ?? 'malformed';
   }
@@ -107,7 +107,7 @@ export interface SearchOptions {
 
 type PassageRow = [string, 'news' | 'kb', string, string, string, string, string, string | null, string | null];
 
-export class KnowledgeIndex {
+export class AssistantIndex {
   readonly #db: Database.Database;
   readonly #size: number;
   readonly #exact: Database.Statement<[string], [string, number, number]>;
@@ -155,31 +155,31 @@ export class KnowledgeIndex {
   }
 
   /** An index of the corpus, built in memory (`astro dev`, tests): the same tables as the file. */
-  static fromCorpus(corpus: Corpus, options: SearchOptions = {}): KnowledgeIndex {
+  static fromCorpus(corpus: Corpus, options: SearchOptions = {}): AssistantIndex {
     const db = new Database(':memory:');
-    writeKnowledgeIndex(db, corpus);
-    return new KnowledgeIndex(db, options);
+    writeAssistantIndex(db, corpus);
+    return new AssistantIndex(db, options);
   }
 
   /**
    * Open the index file written by `astro build`, read-only. Opening reads only the schema:
    * start-up time and memory do not depend on the archive.
    */
-  static open(file: string): KnowledgeIndex {
-    if (!existsSync(file)) throw new KnowledgeIndexError(file, `the build has no assistant index (${file})`, { reason: 'missing' });
+  static open(file: string): AssistantIndex {
+    if (!existsSync(file)) throw new AssistantIndexError(file, `the build has no assistant index (${file})`, { reason: 'missing' });
     let db: Database.Database | undefined;
     try {
       db = new Database(file, { readonly: true, fileMustExist: true });
       const format = db.pragma('user_version', { simple: true }) as number;
-      if (format !== INDEX_FORMAT) throw new KnowledgeIndexError(file, `the assistant index (${file}) has format ${format}, this server reads format ${INDEX_FORMAT}`);
+      if (format !== INDEX_FORMAT) throw new AssistantIndexError(file, `the assistant index (${file}) has format ${format}, this server reads format ${INDEX_FORMAT}`);
       // 4 MiB of SQLite page cache: the vocabulary and the common terms' postings stay in it,
       // the rest is read from the operating system's file cache.
       db.pragma('cache_size = -4096');
-      return new KnowledgeIndex(db, {});
+      return new AssistantIndex(db, {});
     } catch (error) {
       db?.close();
-      if (error instanceof KnowledgeIndexError) throw error;
-      throw new KnowledgeIndexError(file, `the assistant index (${file}) cannot be read: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      if (error instanceof AssistantIndexError) throw error;
+      throw new AssistantIndexError(file, `the assistant index (${file}) cannot be read: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
   }
 

@@ -11,13 +11,13 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { composeReply, conversationQuery } from '../../../src/features/chat/built-in-assistant.ts';
 import { buildIndexImage, INDEX_FORMAT, type Corpus } from '../../../src/features/chat/index-writer.ts';
-import { KnowledgeIndex, KnowledgeIndexError, MAX_QUERY_TERMS, POSTINGS_PER_TERM, type WeightedTerms } from '../../../src/features/chat/knowledge-index.ts';
+import { AssistantIndex, AssistantIndexError, MAX_QUERY_TERMS, POSTINGS_PER_TERM, type WeightedTerms } from '../../../src/features/chat/assistant-index.ts';
 import type { NewsDoc } from '../../../src/features/chat/passages.ts';
 import { chatServices } from './chat-harness.ts';
 import { siteKnowledge, siteNews } from './site-corpus.ts';
 
 const siteCorpus: Corpus = { news: siteNews(), knowledge: siteKnowledge() };
-const site = KnowledgeIndex.fromCorpus(siteCorpus);
+const site = AssistantIndex.fromCorpus(siteCorpus);
 const weighted = (question: string): WeightedTerms => conversationQuery([{ role: 'user', content: question }]).weighted;
 
 const QUESTIONS = [
@@ -41,7 +41,7 @@ function tempFile(name: string): string {
 }
 
 /** What a search returned, comparable across indexes. */
-function outline(index: KnowledgeIndex, question: string, limit = 8) {
+function outline(index: AssistantIndex, question: string, limit = 8) {
   return index.search(weighted(question), limit).map((hit) => ({ id: hit.passage.id, score: hit.score, matched: hit.matched.toSorted() }));
 }
 
@@ -100,7 +100,7 @@ describe('the index file', () => {
     writeFileSync(file, buildIndexImage(siteCorpus));
     const digest = () => createHash('sha256').update(readFileSync(file)).digest('hex');
     const before = digest();
-    const opened = KnowledgeIndex.open(file);
+    const opened = AssistantIndex.open(file);
     try {
       expect(opened.size).toBe(site.size);
       expect(opened.size).toBeGreaterThan(0);
@@ -122,7 +122,7 @@ describe('the index file', () => {
       { id: 'draft', heading: 'Draft', body: 'Not yet.', createdAt: new Date('2026-12-01T00:00:00Z'), draft: true },
       { id: 'new', heading: 'New', body: 'New news.', createdAt: new Date('2026-06-01T00:00:00Z') },
     ];
-    const index = KnowledgeIndex.fromCorpus({ news, knowledge: [] });
+    const index = AssistantIndex.fromCorpus({ news, knowledge: [] });
     expect(index.latestNews(5)).toEqual([
       { id: 'new', heading: 'New', url: '/news/new', date: '2026-06-01' },
       { id: 'old', heading: 'Old', url: '/news/old', date: '2026-01-01' },
@@ -140,10 +140,10 @@ describe('the index file', () => {
     writeFileSync(garbage, 'not a database, only text that is long enough to have a header of sorts');
     const refusal = (file: string) => {
       try {
-        KnowledgeIndex.open(file).close();
+        AssistantIndex.open(file).close();
       } catch (error) {
-        expect(error).toBeInstanceOf(KnowledgeIndexError);
-        expect((error as KnowledgeIndexError).code).toBe('ASSISTANT_INDEX_UNUSABLE');
+        expect(error).toBeInstanceOf(AssistantIndexError);
+        expect((error as AssistantIndexError).code).toBe('ASSISTANT_INDEX_UNUSABLE');
         return (error as Error).message.replace(file, 'FILE');
       }
       throw new Error(`${file} was opened`);
@@ -158,7 +158,7 @@ describe('ranking', () => {
   describe('with hundreds of articles that mention the help pages\' words', () => {
     const articles = mentioningArticles(600);
     const corpus = { news: [...siteCorpus.news, ...articles], knowledge: siteCorpus.knowledge };
-    const crowded = KnowledgeIndex.fromCorpus(corpus);
+    const crowded = AssistantIndex.fromCorpus(corpus);
 
     it('has more of them for a common word than one word reads (the bounded path)', () => {
       expect(articles.filter((doc) => /data API/.test(doc.body)).length).toBeGreaterThan(POSTINGS_PER_TERM);
@@ -182,7 +182,7 @@ describe('ranking', () => {
     });
 
     it('ranks as the exhaustive search does at the top', () => {
-      const exhaustive = KnowledgeIndex.fromCorpus(corpus, { exhaustive: true });
+      const exhaustive = AssistantIndex.fromCorpus(corpus, { exhaustive: true });
       for (const question of [...QUESTIONS, 'data api', 'seller transparency data api auction']) {
         const [want] = exhaustive.search(weighted(question), 1);
         const [got] = crowded.search(weighted(question), 1);
@@ -194,7 +194,7 @@ describe('ranking', () => {
   });
 
   it("never puts an article that merely repeats the question's words ahead of the site's own pages", () => {
-    const noisy = KnowledgeIndex.fromCorpus({ news: [...siteCorpus.news, ...repeatedArticles(2_000)], knowledge: siteCorpus.knowledge });
+    const noisy = AssistantIndex.fromCorpus({ news: [...siteCorpus.news, ...repeatedArticles(2_000)], knowledge: siteCorpus.knowledge });
     const expected: Array<[string, string]> = [
       ['How do I use the data API?', 'kb:data-api#'],
       ['What are the rate limits?', 'kb:rate-limits#'],
