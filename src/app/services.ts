@@ -30,7 +30,7 @@ export interface ServiceParts {
   boundOrigin: string;
   db: DbHandle;
   log: Logger;
-  /** The assistant's index (see Services.knowledge). */
+  /** The assistant's index (see Services.assistantIndex). */
   assistantIndex: () => AssistantIndex | Promise<AssistantIndex>;
   /** The edge's response cache; none in `astro dev`, where purging is a no-op. */
   cache?: { purge(pathPrefix: string): number };
