@@ -211,7 +211,7 @@ async function main({ values }: Cli<typeof USAGE.options>): Promise<number> {
 
   // A bar on a terminal, a line every few seconds elsewhere; on stderr so stdout stays data.
   let bar: Progress | undefined;
-  let windowsDone = 0;
+  let monthsDone = 0;
   const counter = { requests: 0 };
   let fromCache = 0;
   const started = performance.now();
@@ -225,24 +225,24 @@ async function main({ values }: Cli<typeof USAGE.options>): Promise<number> {
     // No --cache-dir: nothing outlives this process, so no cache at all.
     cache: plan.cacheDir === undefined ? false : createDiskCache(plan.cacheDir),
     fetch: countingFetch(counter),
-    onProgress: ({ done, window, fromCache: cached }) => {
+    onProgress: ({ done, month, fromCache: cached }) => {
       if (cached) fromCache++;
-      windowsDone = done;
-      bar?.update(done, { status: `${window.startDate} to ${window.endDate}${cached ? ' (cached)' : ''}` });
+      monthsDone = done;
+      bar?.update(done, { status: `${month.startDate} to ${month.endDate}${cached ? ' (cached)' : ''}` });
     },
     onWait: ({ reason, ms }) => {
-      bar?.update(windowsDone, { status: `${reason === 'pacing' ? 'pacing to the rate limit' : 'backing off'}: waiting ${Math.ceil(ms / 1000)} s` });
+      bar?.update(monthsDone, { status: `${reason === 'pacing' ? 'pacing to the rate limit' : 'backing off'}: waiting ${Math.ceil(ms / 1000)} s` });
     },
   };
   try {
-    // The windows are known up front (and the flags checked) before anything is sent.
-    bar = progress(planRequest(options).windows.length, 'fetching', { unit: 'windows' });
+    // The months are known up front (and the flags checked) before anything is sent.
+    bar = progress(planRequest(options).months.length, 'fetching', { unit: 'months' });
     bar.update(0, { status: 'starting' });
     const { records, settledThrough, missingDays, restatedDays } = await fetchDailyStats(options);
     bar?.stop();
     await write(formatRecords(records, plan.format));
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
-    process.stderr.write(`data-fetch: ${records.length} days from ${plan.from} to ${plan.to}; ${counter.requests} requests, ${fromCache} windows from cache (304), ${seconds} s\n`);
+    process.stderr.write(`data-fetch: ${records.length} days from ${plan.from} to ${plan.to}; ${counter.requests} requests, ${fromCache} months from cache (304), ${seconds} s\n`);
     process.stderr.write(`data-fetch: ${describeSettlement(settledThrough, missingDays)}\n`);
     const restated = describeRestated(restatedDays);
     if (restated !== undefined) process.stderr.write(`data-fetch: ${restated}\n`);

@@ -10,7 +10,7 @@
  * AbortSignal, URL, Headers and performance, and no import from the rest of the project.
  *
  * What it does for the caller, following the interface's recommended client behaviour (docs/interface.md section 7):
- * - cuts the range into windows the server accepts (calendar months, at most 31 days each);
+ * - cuts the range into months the server accepts (calendar months, at most 31 days each);
  * - runs them with bounded concurrency (2 by default);
  * - paces itself from the limit headers so that it is not refused, and stops with
  *   `DailyQuotaExceededError` as soon as the daily quota is spent;
@@ -18,43 +18,43 @@
  *   jitter, a bounded number of times; transient failures (network, 5xx) likewise;
  * - sends an API key as `Authorization: Bearer <token>` when given one, and surfaces a refused
  *   key as `UnauthorizedError` (401, not retried);
- * - keeps each window's last answer with its ETag and revalidates it on every call
- *   (If-None-Match): an unchanged window comes back as a 304, which costs no body and no daily
+ * - keeps each month's last answer with its ETag and revalidates it on every call
+ *   (If-None-Match): an unchanged month comes back as a 304, which costs no body and no daily
  *   quota, and a changed one, even a settled day an operator restated, as the new records;
  * - stops everything, waits included, when the AbortSignal fires.
  */
 import { checkDay, formatDay } from '../lib/calendar.ts';
 import { PATHS } from '../lib/paths.ts';
 import type { DataRecord } from './data-record.ts';
-import { monthWindows, type DateWindow } from './date-windows.ts';
+import { monthRanges, type MonthRange } from './month-ranges.ts';
 import { InvalidArgumentError } from './errors.ts';
-import { fetchWindow, type FetchLike, type WaitNotice, type WindowContext } from './fetch-window.ts';
+import { fetchMonth, type FetchLike, type WaitNotice, type MonthContext } from './fetch-month.ts';
 import { missingDays, restatedDays, settledByClock } from './settled-days.ts';
 import { createPacer } from './pacer.ts';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './rate-pacing.ts';
-import { copyRecords, sharedMemoryCache, storedAnswerOf, windowCacheKey, type StoredAnswer, type WindowCache } from './window-cache.ts';
+import { copyRecords, sharedMemoryCache, storedAnswerOf, monthCacheKey, type StoredAnswer, type MonthCache } from './month-cache.ts';
 
 export type { DataRecord } from './data-record.ts';
-export type { DateWindow } from './date-windows.ts';
-export type { FetchLike, WaitNotice } from './fetch-window.ts';
+export type { MonthRange } from './month-ranges.ts';
+export type { FetchLike, WaitNotice } from './fetch-month.ts';
 export type { RetryPolicy } from './rate-pacing.ts';
-export type { StoredAnswer, WindowCache } from './window-cache.ts';
-export { windowCacheKey } from './window-cache.ts';
+export type { StoredAnswer, MonthCache } from './month-cache.ts';
+export { monthCacheKey } from './month-cache.ts';
 export * from './errors.ts';
 
 /** Path of Get Data below the base URL (relative, so a base URL's path prefix is kept). */
 export const DATA_PATH = PATHS.data.slice(1);
-/** Windows fetched at once: by default enough to hide latency and gentle on the limits; at most `max`. */
+/** Months fetched at once: by default enough to hide latency and gentle on the limits; at most `max`. */
 export const CONCURRENCY = { default: 2, max: 8 } as const;
 
-/** Reported after each window, in completion order. */
-export interface WindowProgress {
-  /** Windows finished so far, this one included. */
+/** Reported after each month, in completion order. */
+export interface MonthProgress {
+  /** Months finished so far, this one included. */
   done: number;
-  /** Windows in the whole range. */
+  /** Months in the whole range. */
   total: number;
-  /** The window just finished. */
-  window: DateWindow;
+  /** The month just finished. */
+  month: MonthRange;
   /** True when its records came from the cache: the server confirmed them with a 304 Not Modified. */
   fromCache: boolean;
 }
@@ -68,7 +68,7 @@ export interface GetDailyStatsOptions {
   baseUrl: string | URL;
   /** Cancels everything: requests in flight and waits. The call then rejects with the signal's reason. */
   signal?: AbortSignal | undefined;
-  /** Windows fetched at the same time, 1 to 8 (default 2). */
+  /** Months fetched at the same time, 1 to 8 (default 2). */
   concurrency?: number | undefined;
   /**
    * API key, sent as `Authorization: Bearer <token>` (RFC 6750). Optional: the data API answers
@@ -76,14 +76,14 @@ export interface GetDailyStatsOptions {
    */
   token?: string | undefined;
   /**
-   * Where each window's last answer is kept with its ETag, to be revalidated on the next call
+   * Where each month's last answer is kept with its ETag, to be revalidated on the next call
    * (default: one in-memory cache shared by every call); `false` for none.
    */
-  cache?: WindowCache | false | undefined;
+  cache?: MonthCache | false | undefined;
   /** The fetch to use (default `globalThis.fetch`); tests and proxies inject their own. */
   fetch?: FetchLike | undefined;
-  /** Called after each window. */
-  onProgress?: ((progress: WindowProgress) => void) | undefined;
+  /** Called after each month. */
+  onProgress?: ((progress: MonthProgress) => void) | undefined;
   /** Called before each wait imposed by the limits or a retry. */
   onWait?: ((notice: WaitNotice) => void) | undefined;
   /**
@@ -91,7 +91,7 @@ export interface GetDailyStatsOptions {
    * so itself (no X-Data-Settled-Through header; default `Date.now`). Waits always use real time.
    */
   now?: (() => number) | undefined;
-  /** Attempts and backoff bounds per window (defaults: 5 attempts, 500 ms base, 30 s cap). */
+  /** Attempts and backoff bounds per month (defaults: 5 attempts, 500 ms base, 30 s cap). */
   retry?: Partial<RetryPolicy> | undefined;
   /** Source of jitter in [0, 1) (default `Math.random`). */
   random?: (() => number) | undefined;
@@ -99,7 +99,7 @@ export interface GetDailyStatsOptions {
 
 interface Plan {
   endpoint: URL;
-  windows: DateWindow[];
+  months: MonthRange[];
   concurrency: number;
   retry: RetryPolicy;
   token: string | undefined;
@@ -195,7 +195,7 @@ export function planRequest(options: GetDailyStatsOptions): Plan {
   if (token !== undefined && (typeof token !== 'string' || !B64TOKEN.test(token))) {
     throw new InvalidArgumentError('token', 'must be an API key of letters, digits and - . _ ~ + / (then = padding), as RFC 6750 allows after "Bearer "');
   }
-  return { endpoint, windows: monthWindows(from, to), concurrency, retry, token, conditional: token !== undefined || !isOtherOrigin(endpoint) };
+  return { endpoint, months: monthRanges(from, to), concurrency, retry, token, conditional: token !== undefined || !isOtherOrigin(endpoint) };
 }
 
 /** True in a browser (or worker) whose page is not of `endpoint`'s origin; Node has no `location`. */
@@ -213,7 +213,7 @@ function isOtherOrigin(endpoint: URL): boolean {
  * `InvalidRequestError` (400 SVC1005, the server's message), `UnauthorizedError` (401, the
  * token was refused), `DailyQuotaExceededError` (with `resetsAt`), `RateLimitedError`,
  * `ServerUnavailableError` or `UnexpectedResponseError`, or with the signal's reason when
- * aborted. Windows fetched before a failure stay cached.
+ * aborted. Months fetched before a failure stay cached.
  */
 export async function getDailyStats(options: GetDailyStatsOptions): Promise<DataRecord[]> {
   return (await fetchDailyStats(options)).records;
@@ -225,14 +225,14 @@ export async function fetchDailyStats(options: GetDailyStatsOptions): Promise<Da
   const outer = options.signal;
   outer?.throwIfAborted();
   // One controller for the whole call: the caller's abort, or the first failure, stops every
-  // window (requests and waits alike).
+  // month (requests and waits alike).
   const controller = new AbortController();
   const forward = () => controller.abort(outer?.reason);
   outer?.addEventListener('abort', forward, { once: true });
 
   const cache = options.cache === false || !plan.conditional ? undefined : (options.cache ?? sharedMemoryCache);
   const now = options.now ?? Date.now;
-  const context: WindowContext = {
+  const context: MonthContext = {
     plan,
     pacer: createPacer(),
     fetch: options.fetch ?? ((url, init) => globalThis.fetch(url, init)),
@@ -247,30 +247,30 @@ export async function fetchDailyStats(options: GetDailyStatsOptions): Promise<Da
   let done = 0;
   let failure: { error: unknown } | undefined;
 
-  const report = (window: DateWindow, fromCache: boolean) => options.onProgress?.({ done: ++done, total: plan.windows.length, window, fromCache });
+  const report = (month: MonthRange, fromCache: boolean) => options.onProgress?.({ done: ++done, total: plan.months.length, month, fromCache });
 
   async function worker(): Promise<void> {
-    while (failure === undefined && next < plan.windows.length) {
+    while (failure === undefined && next < plan.months.length) {
       const index = next++;
-      const window = plan.windows[index]!;
-      const key = windowCacheKey(plan.endpoint, window);
-      const stored = cache === undefined ? undefined : await readCache(cache, key, window);
-      const answer = await fetchWindow(window, context, stored);
+      const month = plan.months[index]!;
+      const key = monthCacheKey(plan.endpoint, month);
+      const stored = cache === undefined ? undefined : await readCache(cache, key, month);
+      const answer = await fetchMonth(month, context, stored);
       if (answer.settledThrough !== undefined) settledThrough = Math.max(settledThrough ?? answer.settledThrough, answer.settledThrough);
       if (stored !== undefined && !answer.notModified) restated.push(...restatedDays(stored, answer.records));
       if (cache !== undefined && answer.etag !== undefined) {
-        // What of the window is settled now; a 304 rewrites the entry only when that moved.
-        const settled = formatDay(Math.min(window.end, answer.settledThrough ?? settledByClock(now())));
+        // What of the month is settled now; a 304 rewrites the entry only when that moved.
+        const settled = formatDay(Math.min(month.end, answer.settledThrough ?? settledByClock(now())));
         if (!answer.notModified || stored?.settledThrough !== settled) await writeCache(cache, key, { etag: answer.etag, settledThrough: settled, records: answer.records });
       }
       results[index] = answer.records;
-      report(window, answer.notModified);
+      report(month, answer.notModified);
     }
   }
 
   try {
     await Promise.all(
-      Array.from({ length: Math.min(plan.concurrency, plan.windows.length) }, () =>
+      Array.from({ length: Math.min(plan.concurrency, plan.months.length) }, () =>
         worker().catch((error: unknown) => {
           if (failure === undefined) {
             failure = { error };
@@ -293,17 +293,17 @@ export async function fetchDailyStats(options: GetDailyStatsOptions): Promise<Da
   };
 }
 
-async function readCache(cache: WindowCache, key: string, window: DateWindow): Promise<StoredAnswer | undefined> {
+async function readCache(cache: MonthCache, key: string, month: MonthRange): Promise<StoredAnswer | undefined> {
   try {
     // An entry that does not check out (edited file, older format) is a miss, fetched again.
-    return storedAnswerOf(await cache.get(key), window);
+    return storedAnswerOf(await cache.get(key), month);
   } catch {
     // A cache is an optimisation: one that cannot be read must not fail the fetch.
     return undefined;
   }
 }
 
-async function writeCache(cache: WindowCache, key: string, answer: StoredAnswer): Promise<void> {
+async function writeCache(cache: MonthCache, key: string, answer: StoredAnswer): Promise<void> {
   try {
     await cache.set(key, { ...answer, records: copyRecords(answer.records) });
   } catch {

@@ -6,7 +6,7 @@
  * client cannot import it (no dependencies, browser-safe), so the type is restated here and a
  * type-level test keeps the two identical.
  */
-import type { DateWindow } from './date-windows.ts';
+import type { MonthRange } from './month-ranges.ts';
 
 /** Aggregated statistics of one UTC day. */
 export interface DataRecord {
@@ -25,12 +25,12 @@ function isCount(value: unknown): value is number {
 }
 
 /**
- * The records of `window` in `value` (a parsed 200 body, or a cached array when `cached`), or a
- * sentence saying what is wrong. Each record must be a day of the window, in ascending order,
+ * The records of `month` in `value` (a parsed 200 body, or a cached array when `cached`), or a
+ * sentence saying what is wrong. Each record must be a day of the month, in ascending order,
  * with non-negative integer counts and a non-negative finite revenue. Unknown fields are
  * dropped, so what the client returns always has exactly the four documented ones.
  */
-export function recordsOf(value: unknown, window: DateWindow, cached = false): DataRecord[] | string {
+export function recordsOf(value: unknown, month: MonthRange, cached = false): DataRecord[] | string {
   let data: unknown = value;
   if (!cached) {
     if (typeof value !== 'object' || value === null) return 'the body is not a JSON object';
@@ -44,8 +44,8 @@ export function recordsOf(value: unknown, window: DateWindow, cached = false): D
   for (const [index, item] of data.entries()) {
     if (typeof item !== 'object' || item === null) return `data[${index}] is not an object`;
     const { date, txn_count, impr_count, service_revenue } = item as Record<string, unknown>;
-    if (typeof date !== 'string' || date < window.startDate || date > window.endDate || !/^\d{4}-\d{2}-\d{2}$/.test(date)) {
-      return `data[${index}].date ${JSON.stringify(date)} is not a day from ${window.startDate} to ${window.endDate}`;
+    if (typeof date !== 'string' || date < month.startDate || date > month.endDate || !/^\d{4}-\d{2}-\d{2}$/.test(date)) {
+      return `data[${index}].date ${JSON.stringify(date)} is not a day from ${month.startDate} to ${month.endDate}`;
     }
     if (date <= previous) return `data[${index}].date ${date} is not after ${previous}`;
     if (!isCount(txn_count) || !isCount(impr_count)) return `data[${index}] (${date}) has a count that is not a non-negative integer`;

@@ -1,9 +1,9 @@
 /**
- * A `WindowCache` in a directory, for command-line use (Node only: it needs node:fs, so it is
- * kept out of data-client.ts, which browsers load). One small JSON file per window, holding its
- * last answer (records and ETag, window-cache.ts), named by a hash of the window's key; the key
+ * A `MonthCache` in a directory, for command-line use (Node only: it needs node:fs, so it is
+ * kept out of data-client.ts, which browsers load). One small JSON file per month, holding its
+ * last answer (records and ETag, month-cache.ts), named by a hash of the month's key; the key
  * is stored inside and checked on read, so a hash collision or a renamed file reads as a miss
- * rather than as another window's data.
+ * rather than as another month's data.
  *
  * Writes go to a temporary file that is then renamed over the target (rename(2) is atomic on
  * one file system), so an interrupted run or two runs at once never leave half a file.
@@ -11,7 +11,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join, parse, resolve, sep } from 'node:path';
-import type { StoredAnswer, WindowCache } from './window-cache.ts';
+import type { StoredAnswer, MonthCache } from './month-cache.ts';
 
 /**
  * Bumped when the file layout changes; files of another version are misses. 2: the answer with
@@ -58,7 +58,7 @@ export async function makeDirectory(dir: string): Promise<void> {
  * A cache in `dir` (created on the first write). Reads of missing, unreadable or foreign files
  * are misses; the client checks the answer itself again before using it.
  */
-export function createDiskCache(dir: string): WindowCache {
+export function createDiskCache(dir: string): MonthCache {
   return {
     async get(key) {
       let text: string;

@@ -51,8 +51,8 @@ export class InvalidRequestError extends DataClientError {
   /** The server's message, verbatim: it names the rule that failed. */
   readonly serverMessage: string;
 
-  constructor(status: number, serverCode: string, serverMessage: string, window: string) {
-    super('invalid_request', `the data API refused ${window}: ${serverMessage} (${serverCode})`);
+  constructor(status: number, serverCode: string, serverMessage: string, month: string) {
+    super('invalid_request', `the data API refused ${month}: ${serverMessage} (${serverCode})`);
     this.status = status;
     this.serverCode = serverCode;
     this.serverMessage = serverMessage;

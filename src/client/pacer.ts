@@ -37,7 +37,7 @@ function signalled(): { promise: Promise<void>; resolve: () => void } {
 }
 
 /**
- * The shared view of the limits across concurrent windows: every request asks `acquire` first
+ * The shared view of the limits across concurrent months: every request asks `acquire` first
  * and reports its response's headers through `report`. The state and the decisions are
  * rate-pacing.ts's pure functions; this only holds the state and does the waiting.
  */

@@ -2,14 +2,14 @@
  * What the server says about the finality of days, pure. It names its last settled day in
  * `X-Data-Settled-Through` on every 200 and 304 (README "For integrators"): no scheduled run
  * rewrites that day or an earlier one. An operator still can (a late import, a correction,
- * docs/restatements.md); the client then finds the window's ETag changed when it revalidates
- * (window-cache.ts), and reports the settled days whose figures changed as restated. A requested
+ * docs/restatements.md); the client then finds the month's ETag changed when it revalidates
+ * (month-cache.ts), and reports the settled days whose figures changed as restated. A requested
  * day without a record (the server lists it in `X-Data-Missing-Days`) may still appear.
  */
 import { checkDay, dayOfInstant, formatDay, parseDay } from '../lib/calendar.ts';
 import type { DataRecord } from './data-record.ts';
-import { SETTLED_AFTER_DAYS } from './date-windows.ts';
-import type { StoredAnswer } from './window-cache.ts';
+import { SETTLED_AFTER_DAYS } from './month-ranges.ts';
+import type { StoredAnswer } from './month-cache.ts';
 
 /** The header's day as an epoch day; undefined when absent or not a YYYY-MM-DD calendar date. */
 export function parseSettledThrough(value: string | null): number | undefined {
@@ -32,7 +32,7 @@ function sameFigures(a: DataRecord, b: DataRecord | undefined): boolean {
 
 /**
  * Days of a stored answer that were settled when it was last confirmed and whose record differs
- * in (or is gone from) the window's new `records`: restated since, ascending. A change to a day
+ * in (or is gone from) the month's new `records`: restated since, ascending. A change to a day
  * that was not settled yet is an ordinary update (the nightly run), not a restatement.
  */
 export function restatedDays(stored: StoredAnswer, records: readonly DataRecord[]): string[] {

@@ -54,7 +54,7 @@ describe('data:fetch', () => {
     const cacheDir = join(mkdtempSync(join(tmpdir(), 'data-fetch-')), 'cache');
     const args = ['--from', RANGE.from, '--to', RANGE.to, '--base-url', server.url, '--cache-dir', cacheDir];
     const first = await dataFetch(args);
-    expect(first.stderr).toMatch(/; 3 requests, 0 windows from cache \(304\)/);
+    expect(first.stderr).toMatch(/; 3 requests, 0 months from cache \(304\)/);
     expect(first.code).toBe(0);
     const expected = await fromDatabase(RANGE.from, RANGE.to);
     const lines = first.stdout.trimEnd().split('\n');
@@ -65,7 +65,7 @@ describe('data:fetch', () => {
     const second = await dataFetch(args);
     expect(second.code).toBe(0);
     expect(second.stdout).toBe(first.stdout);
-    expect(second.stderr).toMatch(/; 3 requests, 3 windows from cache \(304\)/);
+    expect(second.stderr).toMatch(/; 3 requests, 3 months from cache \(304\)/);
     expect(second.stderr).not.toContain('restated');
 
     // A kept month may have been restated since: without the server to ask, nothing is printed.

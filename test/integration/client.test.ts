@@ -109,7 +109,7 @@ describe('the data client and the server’s settled days', () => {
 
 describe('the data client within the server’s limits', () => {
   it('paces itself from the headers under a small minute limit and is never refused', async () => {
-    // 30 a minute: a request refills every 2 s. 32 monthly windows are two more than the bucket holds.
+    // 30 a minute: a request refills every 2 s. 32 months are two more than the bucket holds.
     const server = await boot({ RATE_LIMIT_DATA_MINUTE: '30' });
     const range = { from: month(-33).first, to: month(-2).last };
     const recorder = recordingFetch();

@@ -19,7 +19,7 @@ import {
   ServerUnavailableError,
   UnauthorizedError,
   UnexpectedResponseError,
-  windowCacheKey,
+  monthCacheKey,
   type DataRecord,
   type FetchLike,
   type GetDailyStatsOptions,
@@ -199,7 +199,7 @@ describe('requests', () => {
         from: '2025-01-01',
         to: '2025-03-31',
         concurrency: 1,
-        onProgress: ({ done, total, window, fromCache }) => seen.push(`${done}/${total} ${window.startDate} ${fromCache}`),
+        onProgress: ({ done, total, month, fromCache }) => seen.push(`${done}/${total} ${month.startDate} ${fromCache}`),
       }),
     );
     expect(seen).toEqual(['1/3 2025-01-01 false', '2/3 2025-02-01 false', '3/3 2025-03-01 false']);
@@ -514,7 +514,7 @@ describe('cache', () => {
   it('treats a failing or corrupt cache as a miss, asked for without a validator', async () => {
     const broken = { get: () => Promise.reject(new Error('disk gone')), set: () => Promise.reject(new Error('disk gone')) };
     await expect(getDailyStats(options(validatingFetch().fetch, { cache: broken }))).resolves.toHaveLength(31);
-    const key = windowCacheKey(new URL(`${BASE}/api/v1/public/data`), { startDate: '2025-01-01', endDate: '2025-01-31', start: 0, end: 30, days: 31 });
+    const key = monthCacheKey(new URL(`${BASE}/api/v1/public/data`), { startDate: '2025-01-01', endDate: '2025-01-31', start: 0, end: 30, days: 31 });
     const record = { date: '2025-01-01', txn_count: 1, impr_count: 10, service_revenue: 1.25 };
     const corrupt: unknown[] = [
       [record], // the records of an older client, without an ETag
@@ -557,12 +557,12 @@ describe('cache', () => {
 
   it('keys a window by server and range', () => {
     const window = { startDate: '2025-01-01', endDate: '2025-01-31', start: 0, end: 30, days: 31 };
-    const key = (base: string) => windowCacheKey(planRequest(options(fakeFetch().fetch, { baseUrl: base })).endpoint, window);
+    const key = (base: string) => monthCacheKey(planRequest(options(fakeFetch().fetch, { baseUrl: base })).endpoint, window);
     expect(key('https://data.example')).toBe('https://data.example/api/v1/public/data?startDate=2025-01-01&endDate=2025-01-31');
     expect(key('https://data.example/')).toBe(key('https://data.example'));
     expect(key('https://data.example:8443')).not.toBe(key('https://data.example'));
     expect(key('https://data.example/mirror')).not.toBe(key('https://data.example'));
-    expect(windowCacheKey(new URL(`${BASE}/api/v1/public/data`), { ...window, endDate: '2025-01-30', end: 29, days: 30 })).not.toBe(key(BASE));
+    expect(monthCacheKey(new URL(`${BASE}/api/v1/public/data`), { ...window, endDate: '2025-01-30', end: 29, days: 30 })).not.toBe(key(BASE));
   });
 });
 
@@ -584,14 +584,14 @@ describe('portability', () => {
       'calendar.ts',
       'data-client.ts',
       'data-record.ts',
-      'date-windows.ts',
+      'month-ranges.ts',
       'errors.ts',
-      'fetch-window.ts',
+      'fetch-month.ts',
       'pacer.ts',
       'paths.ts',
       'rate-pacing.ts',
       'settled-days.ts',
-      'window-cache.ts',
+      'month-cache.ts',
     ]);
   });
 });

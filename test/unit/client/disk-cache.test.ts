@@ -17,7 +17,7 @@ describe('disk cache', () => {
     expect(await cache.get(KEY)).toBeUndefined();
     await cache.set(KEY, ANSWER);
     expect(await createDiskCache(dir).get(KEY)).toEqual(ANSWER);
-    // One file per window, no temporary files left behind.
+    // One file per month, no temporary files left behind.
     expect(readdirSync(dir)).toEqual([cacheFileName(KEY)]);
   });
 
@@ -47,7 +47,7 @@ describe('disk cache', () => {
   });
 
   it('refuses a directory under /proc with mkdir\'s own error instead of looping on it as a recursive mkdir does', async () => {
-    await expect(makeDirectory('/proc/no-such-cache/windows')).rejects.toThrow("ENOENT: no such file or directory, mkdir '/proc/no-such-cache'");
+    await expect(makeDirectory('/proc/no-such-cache/months')).rejects.toThrow("ENOENT: no such file or directory, mkdir '/proc/no-such-cache'");
     await expect(createDiskCache('/proc/no-such-cache').set(KEY, ANSWER)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 

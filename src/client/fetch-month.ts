@@ -1,17 +1,17 @@
 /**
- * One request window of the data client, end to end: pacing, the request (conditional when the
- * window has a stored answer), retries with backoff, and the answer turned into records or a
+ * One request month of the data client, end to end: pacing, the request (conditional when the
+ * month has a stored answer), retries with backoff, and the answer turned into records or a
  * typed error (docs/interface.md sections 3, 5, 6 and 7).
  */
 import { nextUtcMidnight } from '../lib/calendar.ts';
 import { recordsOf, type DataRecord } from './data-record.ts';
-import type { DateWindow } from './date-windows.ts';
+import type { MonthRange } from './month-ranges.ts';
 import { DailyQuotaExceededError, InvalidRequestError, RateLimitedError, ServerUnavailableError, UnauthorizedError, UnexpectedResponseError } from './errors.ts';
 import type { Pacer } from './pacer.ts';
 import { sleep } from './pacer.ts';
 import { isDailyQuotaRefusal, parseRetryAfterMs, readRateHeaders, retryDelay, type RetryPolicy } from './rate-pacing.ts';
 import { parseSettledThrough } from './settled-days.ts';
-import { requestUrl, type StoredAnswer } from './window-cache.ts';
+import { requestUrl, type StoredAnswer } from './month-cache.ts';
 
 /**
  * The `fetch` the client needs; the platform's fetch is one. `cache` is only ever `no-cache`,
@@ -25,11 +25,11 @@ export interface WaitNotice {
   reason: 'pacing' | 'backoff';
   /** How long, in ms. */
   ms: number;
-  /** The window that is waiting. */
-  window: DateWindow;
+  /** The month that is waiting. */
+  month: MonthRange;
 }
 
-export interface WindowContext {
+export interface MonthContext {
   plan: { endpoint: URL; retry: RetryPolicy; token: string | undefined; conditional: boolean };
   pacer: Pacer;
   fetch: FetchLike;
@@ -50,9 +50,9 @@ async function errorBody(response: Response): Promise<{ code?: string; message?:
   }
 }
 
-/** What one window's answer said. */
-export interface WindowAnswer {
-  /** The window's records: the stored ones after a 304. */
+/** What one month's answer said. */
+export interface MonthAnswer {
+  /** The month's records: the stored ones after a 304. */
   records: DataRecord[];
   /** Its ETag; undefined when the server sent none (then it cannot be revalidated). */
   etag: string | undefined;
@@ -68,12 +68,12 @@ export function bearerError(challenge: string | null): string | undefined {
 }
 
 /**
- * One window, with pacing and retries. With `stored` (its last answer, kept by the caller) the
+ * One month, with pacing and retries. With `stored` (its last answer, kept by the caller) the
  * request is conditional: a 304 hands back the stored records, a 200 the new ones.
  */
-export async function fetchWindow(window: DateWindow, context: WindowContext, stored?: StoredAnswer): Promise<WindowAnswer> {
+export async function fetchMonth(month: MonthRange, context: MonthContext, stored?: StoredAnswer): Promise<MonthAnswer> {
   const { plan, pacer, signal, random } = context;
-  const url = requestUrl(plan.endpoint, window);
+  const url = requestUrl(plan.endpoint, month);
   // Only safelisted request headers without a token: a cross-origin browser call then needs no
   // preflight (Fetch standard, CORS-safelisted request headers), which would cost a request of
   // its own. With a token, Authorization (RFC 6750 section 2.1) makes one necessary. Neither is
@@ -83,11 +83,11 @@ export async function fetchWindow(window: DateWindow, context: WindowContext, st
   if (stored !== undefined) headers['if-none-match'] = stored.etag;
   const init = plan.conditional ? { signal, headers } : { signal, headers, cache: 'no-cache' as const };
   const wait = (reason: WaitNotice['reason'], ms: number) => {
-    context.onWait?.({ reason, ms, window });
+    context.onWait?.({ reason, ms, month });
     return sleep(ms, signal);
   };
   for (let attempt = 1; ; attempt++) {
-    await pacer.acquire(signal, (ms) => context.onWait?.({ reason: 'pacing', ms, window }));
+    await pacer.acquire(signal, (ms) => context.onWait?.({ reason: 'pacing', ms, month }));
     let response: Response;
     try {
       response = await context.fetch(url, init);
@@ -118,7 +118,7 @@ export async function fetchWindow(window: DateWindow, context: WindowContext, st
       } catch {
         throw new UnexpectedResponseError(url, 200, `the body is not JSON (${response.headers.get('content-type') ?? 'no content type'})`);
       }
-      const records = recordsOf(body, window);
+      const records = recordsOf(body, month);
       if (typeof records === 'string') throw new UnexpectedResponseError(url, 200, records);
       return { records, etag: response.headers.get('etag') ?? undefined, settledThrough: parseSettledThrough(response.headers.get('x-data-settled-through')), notModified: false };
     }
@@ -148,7 +148,7 @@ export async function fetchWindow(window: DateWindow, context: WindowContext, st
     }
     if (response.status === 400) {
       const { code, message } = await errorBody(response);
-      if (code !== undefined && message !== undefined) throw new InvalidRequestError(400, code, message, `${window.startDate} to ${window.endDate}`);
+      if (code !== undefined && message !== undefined) throw new InvalidRequestError(400, code, message, `${month.startDate} to ${month.endDate}`);
       throw new UnexpectedResponseError(url, 400, 'a 400 without the {code, message} body of the data interface');
     }
     if (response.status >= 500) {
