@@ -584,14 +584,14 @@ describe('portability', () => {
       'calendar.ts',
       'data-client.ts',
       'data-record.ts',
-      'month-ranges.ts',
       'errors.ts',
       'fetch-month.ts',
+      'month-cache.ts',
+      'month-ranges.ts',
       'pacer.ts',
       'paths.ts',
       'rate-pacing.ts',
       'settled-days.ts',
-      'month-cache.ts',
     ]);
   });
 });
