@@ -136,7 +136,7 @@ async function prepare(): Promise<void> {
 async function main(): Promise<void> {
   const started = new Date();
   if (!canPin) say('warning: taskset or a second core is missing; servers and load generator share the CPU');
-  if (!hasCommand('sqlite3')) say(`warning: ${SQLITE_CLI_MISSING}; the materialisation comparison will be skipped`);
+  if (!hasCommand('sqlite3')) say(`warning: ${SQLITE_CLI_MISSING}; the materialization comparison will be skipped`);
   pinSelf();
   const results: Results = { settings, machine: machine(repo), started, http: [], rss: [], profiles: [] };
   await prepare();
@@ -144,7 +144,7 @@ async function main(): Promise<void> {
   if (serving()) await runServers(results);
 
   if (wanted('materialize')) {
-    say(`materialisation: writing ${settings.events.toLocaleString('en')} events over ${settings.days} days`);
+    say(`materialization: writing ${settings.events.toLocaleString('en')} events over ${settings.days} days`);
     const t = performance.now();
     const plan = await prepareEvents(workDir, settings);
     say(`  written in ${((performance.now() - t) / 1000).toFixed(1)} s; materialize() against the sqlite3 CLI`);

@@ -3,8 +3,8 @@
  * server after migrations and returns a handle whose `stop()` the shutdown path awaits; importing
  * this module starts nothing.
  *
- * - Each `STATS_CRON` tick (UTC; default 00:05) materialises the last complete day and
- *   re-materialises the two before it, so events arriving up to ~3 days late are counted
+ * - Each `STATS_CRON` tick (UTC; default 00:05) materializes the last complete day and
+ *   re-materializes the two before it, so events arriving up to ~3 days late are counted
  *   (REMATERIALIZE_DAYS; the data endpoint caches days older than that for long).
  * - On start, every complete day missing since the earliest event is caught up.
  * - Runs never overlap in a process (one promise in flight; node-cron's noOverlap as well).
@@ -37,7 +37,7 @@ export type TickOutcome =
   | { ran: true; from: string; to: string; result: MaterializeResult }
   | { ran: false; reason: 'locked' | 'already-done'; from: string; to: string };
 
-/** The days a tick at `tickMs` (re)materialises: the last complete day and the two before it. */
+/** The days a tick at `tickMs` (re)materializes: the last complete day and the two before it. */
 export function tickDays(tickMs: number): { from: string; to: string } {
   const yesterday = dayOfInstant(tickMs) - 1;
   return { from: formatDay(yesterday - REMATERIALIZE_DAYS + 1), to: formatDay(yesterday) };
@@ -139,7 +139,7 @@ export function startJobs({ services, now = Date.now }: JobsDeps): JobsHandle {
       const outcome = await runStatsTick(deps, tickMs);
       if (!outcome.ran) log.info({ from: outcome.from, to: outcome.to, reason: outcome.reason }, 'stats tick skipped');
       else if (outcome.result.error) log.error({ err: outcome.result.error, from: outcome.from, to: outcome.to, days: outcome.result.days }, 'stats tick failed');
-      else log.info({ from: outcome.from, to: outcome.to, days: outcome.result.days }, 'stats tick materialised');
+      else log.info({ from: outcome.from, to: outcome.to, days: outcome.result.days }, 'stats tick materialized');
     });
 
   const task = cronTask(config.STATS_CRON, 'stats-materialize', tick, log);
@@ -149,7 +149,7 @@ export function startJobs({ services, now = Date.now }: JobsDeps): JobsHandle {
     const outcome = await runCatchUp(deps);
     if (!outcome.acquired) log.info('stats catch-up skipped: another instance holds the lock');
     else if (outcome.value.error) log.error({ err: outcome.value.error, days: outcome.value.days }, 'stats catch-up failed');
-    else if (outcome.value.days > 0) log.info({ days: outcome.value.days }, 'stats catch-up materialised missing days');
+    else if (outcome.value.days > 0) log.info({ days: outcome.value.days }, 'stats catch-up materialized missing days');
   });
 
   return {

@@ -104,15 +104,15 @@ function otherTable(r: Results): string[] {
     const m = r.materialize;
     rows.push(
       m.skipped
-        ? `| materialise ${int(m.events)} events over ${r.settings.days} days | skipped: ${m.skipped} | sqlite3 CLI | - | <= 1.0 x sqlite3 CLI | pending |`
-        : `| materialise ${int(m.events)} events over ${r.settings.days} days | ${ms(m.nodeMs! / 1000)} s | sqlite3 CLI ${m.cliVersion ?? ''}: ${ms(m.cliMs! / 1000)} s | ${m.ratio!.toFixed(2)} x | <= 1.0 x sqlite3 CLI | ${verdict(m.met)} |`,
+        ? `| materialize ${int(m.events)} events over ${r.settings.days} days | skipped: ${m.skipped} | sqlite3 CLI | - | <= 1.0 x sqlite3 CLI | pending |`
+        : `| materialize ${int(m.events)} events over ${r.settings.days} days | ${ms(m.nodeMs! / 1000)} s | sqlite3 CLI ${m.cliVersion ?? ''}: ${ms(m.cliMs! / 1000)} s | ${m.ratio!.toFixed(2)} x | <= 1.0 x sqlite3 CLI | ${verdict(m.met)} |`,
     );
   }
   if (r.day) {
     const d = r.day;
     const sorted = [...d.ms].sort((a, b) => a - b);
     rows.push(
-      `| re-materialise one day of ${int(d.events)} events | max ${ms(Math.max(...d.ms))} ms, median ${ms(sorted[Math.floor(sorted.length / 2)]!)} ms (calls: ${d.ms.map(ms).join(', ')}) | - | - | <= ${REMATERIALIZE_TARGET_MS} ms | ${verdict(d.met)} |`,
+      `| re-materialize one day of ${int(d.events)} events | max ${ms(Math.max(...d.ms))} ms, median ${ms(sorted[Math.floor(sorted.length / 2)]!)} ms (calls: ${d.ms.map(ms).join(', ')}) | - | - | <= ${REMATERIALIZE_TARGET_MS} ms | ${verdict(d.met)} |`,
     );
   }
   if (r.build) {
@@ -229,7 +229,7 @@ export function renderResults(r: Results, notes?: string): string {
     '',
     '- The server under test runs `node src/app/main.ts` with NODE_ENV=production, LOG_LEVEL=info (logging is part of what is measured, to a file), ' +
       'JOBS_ENABLED=false, DIST_DIR = a build made for the run (`astro build` into its temporary folder) and DATABASE_URL = a SQLite file seeded by ' +
-      '`jobs/cli/seed.ts` (400 days, about 1.1 million events, materialised). Every RATE_LIMIT_* is 1,000,000,000 except in the 429 rows, whose ' +
+      '`jobs/cli/seed.ts` (400 days, about 1.1 million events, materialized). Every RATE_LIMIT_* is 1,000,000,000 except in the 429 rows, whose ' +
       'instance has RATE_LIMIT_SITE_MINUTE, RATE_LIMIT_DATA_MINUTE and RATE_LIMIT_DATA_DAY at 1: the limiter runs on every request, it just never refuses.',
     '- Servers and baselines are pinned to core 0 (`taskset -c 0`), the load generator (autocannon, in the benchmark process, and the chat loop) to core 1.',
     '- **ceiling**: a node:http server answering every request with the exact bytes, status and Content-Type our server sent for that URL (captured ' +
@@ -244,10 +244,10 @@ export function renderResults(r: Results, notes?: string): string {
     `- Chat: ${s.chatWorkers} concurrent fetch clients, Origin = the server's origin, each timing until the first body chunk and reading the whole ` +
       'streamed reply before its next request.',
     '- Peak RSS: /proc/<pid>/status VmHWM of each server instance after all of its scenarios ran.',
-    `- Materialisation: ${s.events.toLocaleString('en')} events (1 in 20 a transaction) evenly over ${s.days} days, written by SQLite itself ` +
+    `- Materialization: ${s.events.toLocaleString('en')} events (1 in 20 a transaction) evenly over ${s.days} days, written by SQLite itself ` +
       '(recursive CTE); `materialize()` (src/features/stats/materialize.server.ts, timed inside its process) against `sqlite3 <file>` running the same statements ' +
       '(`materializeStatement`, batch by batch, each in a transaction, after the pragmas createDb sets), both on core 0, alternately; the rollup is ' +
-      'checked after each run. The re-materialised day is topped up to 30,000 events; the time is the worst of 5 calls on an open connection.',
+      'checked after each run. The re-materialized day is topped up to 30,000 events; the time is the worst of 5 calls on an open connection.',
     '- Build: a copy of the repository (tracked and untracked files, node_modules symlinked) with the extra articles, cold Astro cache, wall time.',
     '',
     ...(r.profiles.length > 0

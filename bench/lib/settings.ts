@@ -10,10 +10,10 @@ export interface Settings {
   connections: number;
   /** Concurrent clients of the chat time-to-first-byte loop. */
   chatWorkers: number;
-  /** Raw events of the materialisation scenario, spread over `days`. */
+  /** Raw events of the materialization scenario, spread over `days`. */
   events: number;
   days: number;
-  /** Events of the one day re-materialised. */
+  /** Events of the one day re-materialized. */
   dayEvents: number;
   /** News articles added for the build scenario. */
   articles: number;

@@ -24,7 +24,7 @@ export interface Instances {
 
 export interface HttpContext {
   instances: Instances;
-  /** A 31-day range of settled, materialised days. */
+  /** A 31-day range of settled, materialized days. */
   settledPath: string;
   /** Every 31-day range of the seeded period, in turn. */
   rangePaths: readonly string[];

@@ -1,5 +1,5 @@
 /**
- * Child process of the materialisation scenario: `materialize(from, to)` on a database file,
+ * Child process of the materialization scenario: `materialize(from, to)` on a database file,
  * `repeat` times on one connection, printing each call's milliseconds as JSON. The connection is
  * opened (and the schema checked) before the first timed call, as in the long-running server.
  *

@@ -1,8 +1,8 @@
 /**
- * Materialisation: N raw events over 400 days rolled up into daily_stat by `materialize()`
+ * Materialization: N raw events over 400 days rolled up into daily_stat by `materialize()`
  * (src/features/stats/materialize.server.ts), against the `sqlite3` command-line tool running the same SQL (the
  * statements `materializeStatement` builds, batch by batch, each in its own transaction) on the
- * same file with the same pragmas; then one day of 30,000 events re-materialised.
+ * same file with the same pragmas; then one day of 30,000 events re-materialized.
  *
  * Both sides run on the server core. `materialize()` is timed inside its process (module loading
  * excluded); the CLI by the wall time of its whole process (a few ms of start-up included).
@@ -152,7 +152,7 @@ export interface DayOutcome {
   met: boolean;
 }
 
-/** Top the last day up to `settings.dayEvents` events, then re-materialise it a few times. */
+/** Top the last day up to `settings.dayEvents` events, then re-materialize it a few times. */
 export async function rematerializeDay(plan: Plan, settings: Settings): Promise<DayOutcome> {
   const day = parseDay(plan.to);
   const existing = Math.floor(plan.events / settings.days);

@@ -40,12 +40,12 @@ export function materializeAdvice(span: { first: number; last: number }, nowMs: 
   const to = formatDay(dayOfInstant(span.last));
   const today = dayOfInstant(nowMs);
   const events = `Events fall on ${from} to ${to} (UTC).`;
-  if (dayOfInstant(span.first) >= today) return `${events} None of these days is complete yet: the nightly job materialises each once it is over.\n`;
+  if (dayOfInstant(span.first) >= today) return `${events} None of these days is complete yet: the nightly job materializes each once it is over.\n`;
   const lastComplete = formatDay(Math.min(dayOfInstant(span.last), today - 1));
   const nightly =
     lastComplete === to
-      ? 'The nightly job re-materialises only the last three complete days; for older days run:'
-      : `Days from today (${formatDay(today)}) on are materialised by the nightly job once complete; it re-materialises only the last three complete days, so for older days run:`;
+      ? 'The nightly job re-materializes only the last three complete days; for older days run:'
+      : `Days from today (${formatDay(today)}) on are materialized by the nightly job once complete; it re-materializes only the last three complete days, so for older days run:`;
   return `${events} ${nightly}\n  npm run stats:materialize -- --from ${from} --to ${lastComplete}\n`;
 }
 

@@ -29,7 +29,7 @@ function intervalFromEnv(): number {
   return text !== undefined && /^\d{1,7}$/.test(text) && Number(text) > 0 ? Number(text) : DEFAULT_INTERVAL_MS;
 }
 
-/** One reporter for `total` things (0 when not known yet), labelled `label` (e.g. `materialising`). */
+/** One reporter for `total` things (0 when not known yet), labelled `label` (e.g. `materializing`). */
 export function progress(total: number, label: string, options: ProgressOptions): Progress {
   const { unit, stream = process.stderr } = options;
   if (stream.isTTY) return terminalBar(total, label, unit, stream);

@@ -1,8 +1,8 @@
 /**
  * Demo data: migrate the database named by DATABASE_URL (default ./data/site.db) and, when it
  * holds no events yet, generate realistic raw events for the 400 days up to yesterday (UTC) and
- * materialise every complete day. A second run finds the events and does nothing more than
- * catch up missing days. Exit codes: run-cli.ts (69, 75 or 70 when materialising failed).
+ * materialize every complete day. A second run finds the events and does nothing more than
+ * catch up missing days. Exit codes: run-cli.ts (69, 75 or 70 when materializing failed).
  *
  *   npm run seed
  */
@@ -20,11 +20,11 @@ if (import.meta.main) {
     const started = performance.now();
     const handle = await db({ statementTimeoutMs: 60_000 });
     if ((await earliestEventAt(handle.kysely)) !== undefined) {
-      const catchUp = progress(0, 'seed: materialising missing days', { unit: 'days', stream: stderr });
+      const catchUp = progress(0, 'seed: materializing missing days', { unit: 'days', stream: stderr });
       const caughtUp = await materializeMissing({ db: handle }, { onProgress: (done, total) => catchUp.update(done, { total }) });
       catchUp.stop();
-      if (caughtUp.error) throw new CommandFailed(`materialising missing days failed after ${caughtUp.days} days`, { cause: caughtUp.error });
-      stdout.write(`seed: ${handle.target} already has events; nothing seeded${caughtUp.days > 0 ? ` (materialised ${caughtUp.days} missing days)` : ''}.\n`);
+      if (caughtUp.error) throw new CommandFailed(`materializing missing days failed after ${caughtUp.days} days`, { cause: caughtUp.error });
+      stdout.write(`seed: ${handle.target} already has events; nothing seeded${caughtUp.days > 0 ? ` (materialized ${caughtUp.days} missing days)` : ''}.\n`);
       return 0;
     }
 
@@ -36,14 +36,14 @@ if (import.meta.main) {
     writing.stop();
     const inserted = performance.now();
 
-    const bar = progress(SEED_DAYS, 'seed: materialising', { unit: 'days', stream: stderr });
+    const bar = progress(SEED_DAYS, 'seed: materializing', { unit: 'days', stream: stderr });
     const result = await materialize({ db: handle }, formatDay(firstDay), formatDay(lastDay), { batchDays: 100, onProgress: (done) => bar.update(done) });
     bar.stop();
-    if (result.error) throw new CommandFailed(`materialising failed after ${result.days} days`, { cause: result.error });
+    if (result.error) throw new CommandFailed(`materializing failed after ${result.days} days`, { cause: result.error });
     const seconds = (ms: number) => (ms / 1000).toFixed(1);
     stdout.write(
       `seed: ${events.toLocaleString('en')} events over ${SEED_DAYS} days (${formatDay(firstDay)} to ${formatDay(lastDay)}) into ${handle.target} ` +
-        `in ${seconds(inserted - started)} s; materialised ${result.days} days in ${seconds(performance.now() - inserted)} s.\n`,
+        `in ${seconds(inserted - started)} s; materialized ${result.days} days in ${seconds(performance.now() - inserted)} s.\n`,
     );
     return 0;
   });

@@ -1,10 +1,10 @@
 /**
- * Backfill: (re)materialise the daily stats of a range of UTC days from the raw events, in the
+ * Backfill: (re)materialize the daily stats of a range of UTC days from the raw events, in the
  * database named by DATABASE_URL. Idempotent; safe beside a running server (each batch is one
  * transaction, and on PostgreSQL it waits its turn on the job's advisory lock).
  *
  *   npm run stats:materialize -- --from YYYY-MM-DD --to YYYY-MM-DD [--batch-days N]
- *   npm run stats:materialize -- --missing     # every complete day not materialised yet
+ *   npm run stats:materialize -- --missing     # every complete day not materialized yet
  *
  * A running server keeps cached responses for at most 60 s, so backfilled days show up there
  * within a minute; clients honouring the long Cache-Control of settled ranges may keep an older
@@ -47,7 +47,7 @@ function planOf(values: { from?: string; to?: string; 'batch-days'?: string; mis
   if (!checkDay(to).ok) throw new UsageError(`--to ${JSON.stringify(to)} is not a YYYY-MM-DD calendar date`);
   if (to < from) throw new UsageError(`--to ${to} is before --from ${from}`);
   const today = formatDay(dayOfInstant(nowMs));
-  if (to >= today) throw new UsageError(`--to ${to} is not a complete day: only days before today (${today}, UTC) can be materialised, since their events may still arrive`);
+  if (to >= today) throw new UsageError(`--to ${to} is not a complete day: only days before today (${today}, UTC) can be materialized, since their events may still arrive`);
   const batch = values['batch-days'];
   if (batch !== undefined && !/^[1-9]\d{0,3}$/.test(batch)) throw new UsageError('--batch-days must be a whole number from 1 to 9999');
   return { kind: 'range', from, to, ...(batch === undefined ? {} : { batchDays: Number(batch) }) };
@@ -66,7 +66,7 @@ if (import.meta.main) {
     const plan = planOf(values, Date.now());
     const handle = await db({ statementTimeoutMs: 60_000 });
     if (plan.kind === 'range') await refuseBeforeFirstEvent(handle, plan.from);
-    const bar = progress(0, 'materialising', { unit: 'days', stream: stderr });
+    const bar = progress(0, 'materializing', { unit: 'days', stream: stderr });
     const started = performance.now();
     const onProgress = (done: number, total: number) => bar.update(done, { total });
     // Wait for a scheduled run holding the lock (PostgreSQL) rather than skipping: the operator asked for this.
@@ -94,7 +94,7 @@ if (import.meta.main) {
       reportRestated();
       throw new CommandFailed(`failed after ${days} days (${seconds} s)`, { cause: error });
     }
-    stdout.write(`stats-materialize: ${days} days materialised in ${seconds} s${plan.kind === 'range' ? ` (${plan.from} to ${plan.to})` : ' (missing days)'} into ${handle.target}.\n`);
+    stdout.write(`stats-materialize: ${days} days materialized in ${seconds} s${plan.kind === 'range' ? ` (${plan.from} to ${plan.to})` : ' (missing days)'} into ${handle.target}.\n`);
     reportRestated();
     return 0;
   });

@@ -87,7 +87,7 @@ export const EnvSchema = z.object({
    */
   LLM_ALLOW_PRIVATE: bool('LLM_ALLOW_PRIVATE').default(false),
 
-  /** node-cron expression (UTC) of the nightly stats materialisation. */
+  /** node-cron expression (UTC) of the nightly stats materialization. */
   STATS_CRON: z
     .string()
     .min(1)

@@ -19,7 +19,7 @@ export interface Services {
   assistantIndex: () => AssistantIndex | Promise<AssistantIndex>;
   /**
    * Drop cached GET responses whose path starts with `pathPrefix` (the edge's response cache).
-   * Called by writers that change what a response would say, e.g. the stats materialiser.
+   * Called by writers that change what a response would say, e.g. the stats materializer.
    */
   purgeCache(pathPrefix: string): void;
 }

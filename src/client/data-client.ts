@@ -1,6 +1,6 @@
 /**
  * A typed client of the community data interface (Get Data at `PATHS.data`, docs/interface.md
- * sections 3, 5 and 6) for integrators: any date range in, one record per materialised day out.
+ * sections 3, 5 and 6) for integrators: any date range in, one record per materialized day out.
  *
  *   import { getDailyStats } from 'adtech-site/client';
  *   const records = await getDailyStats({ from: '2025-01-01', to: '2025-12-31', baseUrl: 'https://data.example' });
@@ -123,7 +123,7 @@ export interface DailyStats {
    */
   settledThrough: string | undefined;
   /**
-   * Days of the range without a record, ascending (YYYY-MM-DD): not materialised yet (today,
+   * Days of the range without a record, ascending (YYYY-MM-DD): not materialized yet (today,
    * the future, before the first event, a pending backfill), as X-Data-Missing-Days lists them.
    * Ask for them again later.
    */
@@ -206,7 +206,7 @@ function isOtherOrigin(endpoint: URL): boolean {
 
 /**
  * Daily statistics of `from` to `to` (UTC days, both included), ascending by date, one record
- * per day the server has materialised (days not materialised yet, such as today, are absent).
+ * per day the server has materialized (days not materialized yet, such as today, are absent).
  * `fetchDailyStats` says in addition which days are final and which are missing.
  *
  * Rejects with `InvalidArgumentError` before any request when an option is wrong, with

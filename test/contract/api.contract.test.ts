@@ -28,7 +28,7 @@ const run = promisify(execFile);
 /** Days with statistics in the test database: old enough to be settled. */
 const SEEDED_DAYS = ['2026-03-01', '2026-03-02', '2026-03-03'];
 
-/** Migrate `url` and add a few materialised days; `breakContact` drops the submissions table. */
+/** Migrate `url` and add a few materialized days; `breakContact` drops the submissions table. */
 async function prepareDatabase(url: string, options: { breakContact?: boolean } = {}): Promise<string> {
   const handle = createDb(url);
   try {
@@ -184,7 +184,7 @@ describe('the site interface, checked against the OpenAPI document', () => {
 describe('the community data interface, checked against the OpenAPI document', () => {
   const path = `/api/v1/public/data?startDate=${SEEDED_DAYS[0]}&endDate=${SEEDED_DAYS.at(-1)}`;
 
-  it('returns one record per materialised day, 304 for a current ETag, and HEAD without a body', async () => {
+  it('returns one record per materialized day, 304 for a current ETag, and HEAD without a body', async () => {
     const data = await call(main, 'GET', path);
     expect(data.body).toEqual({
       status: 'Success',

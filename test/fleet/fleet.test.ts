@@ -164,7 +164,7 @@ describe('two instances behind nginx on PostgreSQL and Redis', () => {
     expect(arrivals.at(-1)! - arrivals[0]!).toBeGreaterThan(20);
   });
 
-  it('runs one materialisation tick once across the fleet', async () => {
+  it('runs one materialization tick once across the fleet', async () => {
     // Each instance reports its tick once it has run or skipped it. On a loaded machine that can
     // take seconds past the tick, so wait for both reports (up to 20 s after it), then 1 s more
     // for a wrong third one.
@@ -172,7 +172,7 @@ describe('two instances behind nginx on PostgreSQL and Redis', () => {
     while (tickLines().length < 2 && Date.now() < tick.getTime() + 20_000) await new Promise((r) => setTimeout(r, 100));
     await new Promise((r) => setTimeout(r, 1_000));
     const lines = tickLines();
-    expect(lines.filter((l) => l.includes('stats tick materialised'))).toHaveLength(1);
+    expect(lines.filter((l) => l.includes('stats tick materialized'))).toHaveLength(1);
     expect(lines.filter((l) => l.includes('stats tick skipped'))).toHaveLength(1);
     const day = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
     const row = await db.kysely.selectFrom('daily_stat').selectAll().where('day', '=', day).executeTakeFirst();

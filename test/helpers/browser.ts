@@ -1,6 +1,6 @@
 /**
  * The shared harness of the browser tests (test/e2e/browser): Debian's Chromium driven by
- * playwright-core, the real server (`node src/app/main.ts`) with a few materialised days in a
+ * playwright-core, the real server (`node src/app/main.ts`) with a few materialized days in a
  * temp SQLite file, `useBrowserSite()` to have both for one test file, and a watcher that records
  * everything that went wrong on a page so each test can assert it stayed clean.
  *
@@ -49,7 +49,7 @@ export function utcDay(offset: number, nowMs = Date.now()): string {
 }
 
 /**
- * Materialised figures for the `days` complete UTC days before today, so /stats and the data API
+ * Materialized figures for the `days` complete UTC days before today, so /stats and the data API
  * have something to show. The numbers vary by day (a weekly shape) so charts have real bars.
  */
 export async function seedDailyStats(databaseUrl: string, days: number, nowMs = Date.now()): Promise<void> {

@@ -1,6 +1,6 @@
 /**
  * For tests of clients of the data API: one SQLite file per test file holding `days` days of
- * light synthetic traffic up to yesterday, materialised before the file's tests, real servers
+ * light synthetic traffic up to yesterday, materialized before the file's tests, real servers
  * started over it on demand (stopped after the file), and the database's own answer to compare
  * with what a client received.
  */

@@ -167,7 +167,7 @@ describe('exit codes of the database commands', () => {
 });
 
 describe('stats:materialize', () => {
-  it('materialises only settled days: refuses --to today or later and --from before the first event, with 64 and nothing written', async () => {
+  it('materializes only settled days: refuses --to today or later and --from before the first event, with 64 and nothing written', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'stats-materialize-'));
     const file = join(dir, 'events.ndjson');
     writeFileSync(file, JSON.stringify({ id: 'e1', occurred_at: '2025-03-01T10:00:00Z', kind: 'impression' }));
@@ -178,7 +178,7 @@ describe('stats:materialize', () => {
     for (const to of [today, '2099-01-01']) {
       const run = await command('jobs/cli/stats-materialize.ts', ['--from', '2025-03-01', '--to', to], env);
       expect(run.code, to).toBe(64);
-      expect(run.stderr.split('\n')[0]).toBe(`stats-materialize: --to ${to} is not a complete day: only days before today (${today}, UTC) can be materialised, since their events may still arrive`);
+      expect(run.stderr.split('\n')[0]).toBe(`stats-materialize: --to ${to} is not a complete day: only days before today (${today}, UTC) can be materialized, since their events may still arrive`);
     }
     const early = await command('jobs/cli/stats-materialize.ts', ['--from', '1970-01-01', '--to', '2025-03-02'], env);
     expect(early.code).toBe(64);
@@ -204,7 +204,7 @@ describe('stats:materialize', () => {
     const suggested = /npm run stats:materialize -- (.+)\n/.exec(imported.stdout)?.[1];
     expect(suggested, imported.stdout).toMatch(/^--from \d{4}-\d\d-\d\d --to \d{4}-\d\d-\d\d$/);
     const run = await command('jobs/cli/stats-materialize.ts', suggested!.split(' '), env);
-    expect(run).toMatchObject({ code: 0, stdout: expect.stringMatching(/^stats-materialize: 1 days materialised/) });
+    expect(run).toMatchObject({ code: 0, stdout: expect.stringMatching(/^stats-materialize: 1 days materialized/) });
   });
 
   it('reports progress where no terminal is attached: a line per interval with done/total and the rate, and the final figures', async () => {
@@ -217,12 +217,12 @@ describe('stats:materialize', () => {
     expect(run.code).toBe(0);
     const lines = run.stderr.trimEnd().split('\n');
     expect(lines.length).toBeGreaterThan(5);
-    for (const line of lines) expect(line).toMatch(/^materialising: \d+\/90 days \(\d+%\), \d+ days\/s, \d+\.\d s$/);
-    expect(lines.at(-1)).toMatch(/^materialising: 90\/90 days \(100%\), /);
+    for (const line of lines) expect(line).toMatch(/^materializing: \d+\/90 days \(\d+%\), \d+ days\/s, \d+\.\d s$/);
+    expect(lines.at(-1)).toMatch(/^materializing: 90\/90 days \(100%\), /);
     expect(run.stderr).not.toContain('\u001b'); // no terminal control sequences (a bar) in a log
   });
 
-  it('reports the progress of seeding while it writes events, not only while it materialises', { timeout: 120_000 }, async () => {
+  it('reports the progress of seeding while it writes events, not only while it materializes', { timeout: 120_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'seed-progress-'));
     const run = await command('jobs/cli/seed.ts', [], { DATABASE_URL: join(dir, 'site.db'), PROGRESS_INTERVAL_MS: '1' });
     expect(run.code).toBe(0);
@@ -231,6 +231,6 @@ describe('stats:materialize', () => {
     expect(writing.length).toBeGreaterThan(3);
     for (const line of writing) expect(line).toMatch(/^seed: writing events \(\d{4}-\d\d-\d\d to \d{4}-\d\d-\d\d\): \d+\/400 days \(\d+%\), \d+ days\/s, \d+\.\d s$/);
     expect(writing.at(-1)).toMatch(/: 400\/400 days \(100%\)/);
-    expect(run.stderr).toMatch(/^seed: materialising: 400\/400 days/m);
+    expect(run.stderr).toMatch(/^seed: materializing: 400\/400 days/m);
   });
 });

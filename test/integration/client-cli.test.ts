@@ -20,7 +20,7 @@ const RANGE = {
   to: formatDay(dayOfInstant(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 0))),
 };
 
-/** 200 days of light synthetic traffic up to yesterday, materialised. */
+/** 200 days of light synthetic traffic up to yesterday, materialized. */
 const { boot, fromDatabase } = useStatsServers({ days: 200, seed: 5 });
 
 interface Run {

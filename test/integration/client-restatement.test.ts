@@ -90,7 +90,7 @@ describe.each(ENGINES)('a restated settled day on %s', (engine) => {
     expect(unchanged.statuses.length).toBeGreaterThanOrEqual(1);
     expect(unchanged.statuses.every((status) => status === 304)).toBe(true);
 
-    // The operator imports a late file and re-materialises the settled day.
+    // The operator imports a late file and re-materializes the settled day.
     const late = join(dir, 'late.ndjson');
     const lateEvents = Array.from({ length: LATE }, (_, i) => transaction(`late${i}`, DAY, BEFORE + i));
     writeFileSync(late, lateEvents.map((e) => JSON.stringify({ id: e.id, occurred_at: e.occurred_at, kind: e.kind, revenue: (e.revenue_minor / 100).toFixed(2) })).join('\n'));

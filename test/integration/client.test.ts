@@ -19,10 +19,10 @@ function month(offset: number): { first: string; last: string } {
   const last = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + offset + 1, 0);
   return { first: formatDay(dayOfInstant(first)), last: formatDay(dayOfInstant(last)) };
 }
-/** Twelve whole months ending two months ago: every day settled and materialised. */
+/** Twelve whole months ending two months ago: every day settled and materialized. */
 const YEAR = { from: month(-13).first, to: month(-2).last };
 
-/** 450 days of light synthetic traffic up to yesterday, materialised. */
+/** 450 days of light synthetic traffic up to yesterday, materialized. */
 const { boot, fromDatabase } = useStatsServers({ days: 450, seed: 12, zeroDayOffsets: [100] });
 
 /** The platform fetch, recording the status and the daily quota left of every answer. */

@@ -1,7 +1,7 @@
 /**
  * X-Data-Settled-Through and X-Data-Missing-Days from the real server (`node src/app/main.ts`)
- * on SQLite and PostgreSQL: right after materialising, on 304s, on answers from the edge's
- * response cache, and after the server's own materialiser has purged that cache.
+ * on SQLite and PostgreSQL: right after materializing, on 304s, on answers from the edge's
+ * response cache, and after the server's own materializer has purged that cache.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { materialize } from '../../src/features/stats/materialize.server.ts';
@@ -74,7 +74,7 @@ describe.each(ENGINES)('settled and missing days from the server on %s', (engine
     const notModified = await get(server, day(-12), day(1), { 'if-none-match': first.etag! });
     expect(notModified).toMatchObject({ status: 304, settled: day(-4), missing: first.missing, etag: first.etag });
 
-    // Materialised behind the server's back (another process: no purge reaches it). The cached
+    // Materialized behind the server's back (another process: no purge reaches it). The cached
     // answer keeps its headers with its body, so the two still agree...
     expect(await materialize({ db: db.handle }, day(-5), day(-1))).toEqual({ days: 5 });
     expect(await get(server, day(-12), day(1))).toEqual(first);
@@ -86,7 +86,7 @@ describe.each(ENGINES)('settled and missing days from the server on %s', (engine
     expect(complete).toMatchObject({ status: 200, settled: day(-4), missing: null });
   });
 
-  it('drops a cached answer when its own materialiser rewrites the days, and serves the new one with the right headers', async () => {
+  it('drops a cached answer when its own materializer rewrites the days, and serves the new one with the right headers', async () => {
     await db.handle.kysely.deleteFrom('event').execute();
     await db.handle.kysely.deleteFrom('daily_stat').execute();
     await db.handle.kysely.transaction().execute((trx) => insertEvents(trx, [impression('b1', -3), impression('b2', -2), impression('b3', -1)]));
@@ -101,7 +101,7 @@ describe.each(ENGINES)('settled and missing days from the server on %s', (engine
     expect(before).toMatchObject({ status: 200, impressions: [1, 1, 1], settled: day(-4), missing: null });
 
     // A late event arrives, and yesterday's row looks written before this minute: the next tick
-    // re-materialises the three days and purges the data responses of this instance.
+    // re-materializes the three days and purges the data responses of this instance.
     await db.handle.kysely.transaction().execute((trx) => insertEvents(trx, [impression('late', -1)]));
     await db.handle.kysely.updateTable('daily_stat').set({ materialized_at: 0 }).where('day', '=', day(-1)).execute();
 
@@ -109,6 +109,6 @@ describe.each(ENGINES)('settled and missing days from the server on %s', (engine
     await expect.poll(async () => (await get(server, day(-3), day(-1))).impressions, { timeout: 20_000, interval: 250 }).toEqual([1, 1, 2]);
     const after = await get(server, day(-3), day(0));
     expect(after).toMatchObject({ status: 200, impressions: [1, 1, 2], settled: day(-4), missing: day(0) });
-    expect(server.output.some((line) => line.includes('stats tick materialised'))).toBe(true);
+    expect(server.output.some((line) => line.includes('stats tick materialized'))).toBe(true);
   });
 });

@@ -1,6 +1,6 @@
 /**
  * The community data path on real databases, SQLite and PostgreSQL alike: events in (import),
- * days materialised (jobs), days served (handler), and the scheduler's guarantees.
+ * days materialized (jobs), days served (handler), and the scheduler's guarantees.
  */
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -98,7 +98,7 @@ describe.each(['sqlite', 'postgres'] as const)('community data on %s', (engine) 
     database.purged.length = 0;
   });
 
-  describe('materialisation', () => {
+  describe('materialization', () => {
     it('writes one row per day of the range, zeros for days without events', async () => {
       await addEvents(
         impression('a', '2026-03-01T08:00:00Z'),
@@ -138,7 +138,7 @@ describe.each(['sqlite', 'postgres'] as const)('community data on %s', (engine) 
       expect(stamps.map((row) => Number(row.materialized_at))).toEqual([NOW + 1, NOW + 1, NOW + 1, NOW + 1]);
     });
 
-    it('picks up late events when a day is materialised again', async () => {
+    it('picks up late events when a day is materialized again', async () => {
       await addEvents(transaction('a', '2026-03-10T08:00:00Z', 10));
       await materialize({ db: handle, now }, '2026-03-10', '2026-03-10');
       await addEvents(transaction('late', '2026-03-10T09:00:00Z', 20), impression('late-i', '2026-03-10T23:00:00Z'));
@@ -181,7 +181,7 @@ describe.each(['sqlite', 'postgres'] as const)('community data on %s', (engine) 
       expect(await stats()).toEqual([]);
     });
 
-    it('finds every complete day since the earliest event that is not materialised, and fills them', async () => {
+    it('finds every complete day since the earliest event that is not materialized, and fills them', async () => {
       expect(await missingDays(handle.kysely, NOW)).toEqual([]);
       await addEvents(impression('a', '2026-03-14T10:00:00Z'), impression('today', '2026-03-20T01:00:00Z'));
       await materialize({ db: handle, now }, '2026-03-16', '2026-03-17');
@@ -195,13 +195,13 @@ describe.each(['sqlite', 'postgres'] as const)('community data on %s', (engine) 
   });
 
   describe('GET /api/v1/public/data', () => {
-    it('answers the materialised days of the range in ascending order, without the missing ones', async () => {
+    it('answers the materialized days of the range in ascending order, without the missing ones', async () => {
       await addEvents(
         transaction('a', '2026-03-03T10:00:00Z', 1_234_567),
         impression('b', '2026-03-03T11:00:00Z'),
         impression('c', '2026-03-01T11:00:00Z'),
       );
-      // 03-02 left out on purpose: not materialised, so absent rather than zero.
+      // 03-02 left out on purpose: not materialized, so absent rather than zero.
       await materialize({ db: handle, now }, '2026-03-03', '2026-03-04');
       await materialize({ db: handle, now }, '2026-03-01', '2026-03-01');
       const response = await get('startDate=2026-03-01&endDate=2026-03-05');
@@ -228,7 +228,7 @@ describe.each(['sqlite', 'postgres'] as const)('community data on %s', (engine) 
       const complete = await get('startDate=2026-03-12&endDate=2026-03-14');
       expect(complete.headers.get('x-data-settled-through')).toBe('2026-03-16');
       expect(complete.headers.has('x-data-missing-days')).toBe(false);
-      // Once materialised, a day leaves the list.
+      // Once materialized, a day leaves the list.
       await materialize({ db: handle, now }, '2026-03-15', '2026-03-16');
       expect((await get('startDate=2026-03-10&endDate=2026-03-22')).headers.get('x-data-missing-days')).toBe('2026-03-10/2026-03-11, 2026-03-20/2026-03-22');
     });
@@ -249,14 +249,14 @@ describe.each(['sqlite', 'postgres'] as const)('community data on %s', (engine) 
       expect(text).not.toContain('0.30000000000000004');
     });
 
-    it('answers an empty list for a valid range with nothing materialised', async () => {
+    it('answers an empty list for a valid range with nothing materialized', async () => {
       const response = await get('startDate=2026-03-20&endDate=2026-04-19');
       expect(response.status).toBe(200);
       expect(await json(response)).toEqual({ status: 'Success', data: [] });
       expect(response.headers.get('cache-control')).toBe('public, max-age=60');
     });
 
-    it('lets settled, fully materialised ranges be cached for a day and anything else for a minute', async () => {
+    it('lets settled, fully materialized ranges be cached for a day and anything else for a minute', async () => {
       await materialize({ db: handle, now }, '2026-03-10', '2026-03-19');
       const settled = await get('startDate=2026-03-10&endDate=2026-03-16');
       // Noon: shared caches keep it until 00:00 UTC, when X-Data-Settled-Through moves.
@@ -320,7 +320,7 @@ describe.each(['sqlite', 'postgres'] as const)('community data on %s', (engine) 
   });
 
   describe('import', () => {
-    it('imports NDJSON, reports bad lines by number and materialises exact sums', async () => {
+    it('imports NDJSON, reports bad lines by number and materializes exact sums', async () => {
       const result = await importEventsFile(handle.kysely, fixture('events-sample.ndjson'));
       expect(result).toEqual({
         format: 'ndjson',
@@ -408,7 +408,7 @@ describe.each(['sqlite', 'postgres'] as const)('community data on %s', (engine) 
   });
 
   describe('schedule', () => {
-    it('materialises the last three complete days on a tick, once per tick', async () => {
+    it('materializes the last three complete days on a tick, once per tick', async () => {
       await addEvents(impression('a', '2026-03-19T23:59:59.999Z'), impression('b', '2026-03-20T00:00:00Z'));
       const tickMs = Date.UTC(2026, 2, 20, 0, 5);
       const deps = { db: handle, now: () => tickMs + 10, onCommit: () => database.services.purgeCache(DATA_PATH) };
@@ -519,7 +519,7 @@ describe('stats job on PostgreSQL with two instances', () => {
   });
 });
 
-describe('materialisation against a broken database', () => {
+describe('materialization against a broken database', () => {
   it('returns the database error with the days committed so far instead of throwing', async () => {
     const handle = createDb(':memory:'); // never migrated: no daily_stat table
     try {

@@ -152,7 +152,7 @@ describe.each(ENGINES)('the data API on %s while a long transaction holds the wr
 
   it(`answers ${expected.status} within ${expected.withinMs} ms instead of waiting for the transaction`, async () => {
     db = await openTestDb(engine, { poolSize: 1 });
-    // Held for 6 s, as a long materialisation would.
+    // Held for 6 s, as a long materialization would.
     const holder = db.handle.kysely.transaction().execute(async (trx) => {
       await trx.insertInto('daily_stat').values({ day: '2026-06-01', txn_count: 1, impr_count: 1, revenue_minor: 1, materialized_at: 1 }).execute();
       await sleep(6_000);

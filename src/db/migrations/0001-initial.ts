@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Engine } from '../create-db.ts';
 
-/** Contact submissions, raw events, materialised days. Written once for both engines. */
+/** Contact submissions, raw events, materialized days. Written once for both engines. */
 export function initial(engine: Engine) {
   return {
     async up(db: Kysely<unknown>): Promise<void> {

@@ -5,7 +5,7 @@
  *
  * Rate limiting and its headers (docs/interface.md section 6) belong to the edge, which also
  * keeps the serialised 200 in its response cache for as long as `Cache-Control` allows (capped at
- * 60 s) and drops it when the materialiser commits; this endpoint only states the policy. Every
+ * 60 s) and drops it when the materializer commits; this endpoint only states the policy. Every
  * 200 and 304 says which days are final and which requested days have no record (settled.ts).
  */
 import type { Logger } from 'pino';

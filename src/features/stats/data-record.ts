@@ -23,7 +23,7 @@ export const DataResponse = z
     status: z.literal('Success').meta({ description: 'Success indicator: always the text `Success` on a 200 response.', examples: ['Success'] }),
     data: z
       .array(DataRecord)
-      .describe('One record per materialised day of the range, ascending by date; days not yet materialised (today, the future) are absent.'),
+      .describe('One record per materialized day of the range, ascending by date; days not yet materialized (today, the future) are absent.'),
   })
   .meta({ description: 'Daily statistics for a date range of at most 31 days.' });
 export type DataResponse = z.infer<typeof DataResponse>;

@@ -44,7 +44,7 @@ export interface ImportResult {
   bad: number;
   /** The first `maxBadLinesKept` refused records. */
   badLines: BadLine[];
-  /** Earliest and latest occurred_at (epoch ms) of the valid records: the days to re-materialise. */
+  /** Earliest and latest occurred_at (epoch ms) of the valid records: the days to re-materialize. */
   span?: { first: number; last: number };
   /** Set when the import stopped early (unreadable file, database failure); batches committed before it stay. */
   error?: Error;

@@ -86,7 +86,7 @@ function asError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));
 }
 
-/** Materialise every UTC day from `from` to `to` (YYYY-MM-DD, inclusive). Never throws. */
+/** Materialize every UTC day from `from` to `to` (YYYY-MM-DD, inclusive). Never throws. */
 export async function materialize(deps: MaterializeDeps, from: string, to: string, options: MaterializeOptions = {}): Promise<MaterializeResult> {
   const first = checkDay(from);
   const last = checkDay(to);
@@ -106,14 +106,14 @@ export async function materialize(deps: MaterializeDeps, from: string, to: strin
       const changed = await deps.db.kysely.transaction().execute((trx) => writeBatch(trx, epochDays, now()));
       done += epochDays.length;
       const days = epochDays.map(formatDay);
-      deps.log?.debug({ from: days[0], to: days.at(-1), days: days.length }, 'days materialised');
+      deps.log?.debug({ from: days[0], to: days.at(-1), days: days.length }, 'days materialized');
       for (const restatement of changed) deps.log?.info(restatement, 'settled day restated');
       restated.push(...changed);
       try {
         deps.onCommit?.(days);
       } catch (error) {
         // The days are committed; a failing listener must not make the job look failed.
-        deps.log?.warn({ err: error }, 'materialise onCommit listener failed');
+        deps.log?.warn({ err: error }, 'materialize onCommit listener failed');
       }
       options.onProgress?.(done, total);
     }
@@ -156,7 +156,7 @@ export async function missingDays(db: Kysely<Database>, nowMs: number = Date.now
   return missing;
 }
 
-/** Materialise the days `missingDays` finds, one run of consecutive days at a time. Never throws. */
+/** Materialize the days `missingDays` finds, one run of consecutive days at a time. Never throws. */
 export async function materializeMissing(deps: MaterializeDeps, options: MaterializeOptions = {}): Promise<MaterializeResult> {
   let missing: string[];
   try {
@@ -203,7 +203,7 @@ export async function withStatsLock<T>(db: DbHandle, work: () => Promise<T>): Pr
 }
 
 /**
- * True when every day from `from` to `to` (inclusive) has a row materialised at or after
+ * True when every day from `from` to `to` (inclusive) has a row materialized at or after
  * `sinceMs`: another instance has already done the scheduled run of that instant.
  */
 export async function daysWrittenSince(db: Kysely<Database>, from: string, to: string, sinceMs: number): Promise<boolean> {

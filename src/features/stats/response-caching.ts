@@ -2,10 +2,10 @@
  * How long a data response may be reused (RFC 9111 caching). Its validator (ETag,
  * If-None-Match) is src/lib/http-validators.ts, the one the edge uses too.
  *
- * A day is *settled* once no scheduled run will rewrite it: the nightly tick materialises
- * yesterday and re-materialises the two days before it (late events), so on UTC day T the days
- * up to T - 4 are final. A range made only of settled, materialised days may be cached for a day;
- * anything else (today, recent days, days not materialised yet) for a minute, which bounds how
+ * A day is *settled* once no scheduled run will rewrite it: the nightly tick materializes
+ * yesterday and re-materializes the two days before it (late events), so on UTC day T the days
+ * up to T - 4 are final. A range made only of settled, materialized days may be cached for a day;
+ * anything else (today, recent days, days not materialized yet) for a minute, which bounds how
  * long a client can see a day that has since changed. Manual backfills of old days are the
  * exception: they purge this instance's response cache, other caches catch up within max-age.
  */

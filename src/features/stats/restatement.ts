@@ -1,8 +1,8 @@
 /**
- * A *restatement*: a run of the materialiser changed the figures of a day the data API had
+ * A *restatement*: a run of the materializer changed the figures of a day the data API had
  * already called final (settled.ts, X-Data-Settled-Through). No scheduled run does that; an
  * operator's backfill after a late import or a correction does (`stats:materialize`). Pure: the
- * materialiser reads the settled rows of a batch before and after its upsert and hands them here.
+ * materializer reads the settled rows of a batch before and after its upsert and hands them here.
  *
  * Clients learn of it by revalidating: the ETag of a data response is the SHA-256 of its body
  * (src/lib/http-validators.ts), so it differs exactly when a record of the range differs, and an
@@ -31,7 +31,7 @@ function figuresOf(row: DayFigures): DayFigures {
 /**
  * The days of `before` whose figures differ in `after` (rows of the same days, read before and
  * after a rewrite), in the order of `before`. A rewrite that lands on the same figures (the
- * materialiser is idempotent) is no restatement. The materialiser never deletes a row, so every
+ * materializer is idempotent) is no restatement. The materializer never deletes a row, so every
  * day of `before` is in `after`; one that is not would be reported with zeros.
  */
 export function restatementsOf(before: readonly (DayFigures & { day: string })[], after: readonly (DayFigures & { day: string })[]): Restatement[] {

@@ -1,6 +1,6 @@
 /**
  * Writes the demo events of seed-events.ts into the `event` table as fast as each engine allows;
- * the seeder (jobs/cli/seed.ts) decides when, and materialises the days afterwards.
+ * the seeder (jobs/cli/seed.ts) decides when, and materializes the days afterwards.
  */
 import { sql } from 'kysely';
 import { sqlitePath, type DbHandle } from '../../db/create-db.ts';

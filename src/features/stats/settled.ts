@@ -2,13 +2,13 @@
  * What a data response says about the finality of its days, in two response headers, pure.
  *
  * `X-Data-Settled-Through: YYYY-MM-DD` is the last *settled* day: no scheduled run of the
- * materialiser rewrites it or any day before it any more. The nightly tick (jobs/schedule.ts)
+ * materializer rewrites it or any day before it any more. The nightly tick (jobs/schedule.ts)
  * rewrites only the last complete day and the two before it (REMATERIALIZE_DAYS), and the
  * start-up catch-up only fills days that have no row yet; so on UTC day T the days up to T - 4
  * are settled, and a record of such a day, once served, is final as far as the schedule goes.
  * The value depends on the clock alone (`lastSettledDay`, the rule the long Cache-Control uses
  * too), so it costs no database query: it is deliberately *not* capped by the newest
- * materialised day, because a settled day without a row says nothing final about itself and is
+ * materialized day, because a settled day without a row says nothing final about itself and is
  * reported by the second header instead. It moves at 00:00 UTC; response-caching.ts keeps shared
  * copies from outliving that moment, so a cached response never carries yesterday's value.
  * The one exception is an operator's manual backfill of old days (`stats:materialize` after
@@ -16,15 +16,15 @@
  * of it by revalidating what they keep: the response's strong ETag is a digest of the body, so
  * it changes with any record of the range (restatement.ts, docs/restatements.md).
  *
- * `X-Data-Missing-Days` lists the requested days that have no record (not materialised yet:
- * today, the future, the re-materialisation window before its first run, days before the first
+ * `X-Data-Missing-Days` lists the requested days that have no record (not materialized yet:
+ * today, the future, the re-materialization window before its first run, days before the first
  * event, a pending backfill), as runs: `2026-11-01/2026-11-03, 2026-11-24` (ISO 8601 interval
  * notation `start/end`, both included, comma-separated). A header rather than a body field: the
  * spec's 200 body is exactly `{status, data}`, and strict clients that refuse unknown members
  * must keep working. It is absent when every requested day has a record. A missing day, settled
  * or not, may appear later: clients ask for it again. It is derived from the rows the response
  * carries, so it always describes the body it travels with, from the cache too, and the
- * materialiser's purge (the data path's entries are dropped on commit) refreshes both at once.
+ * materializer's purge (the data path's entries are dropped on commit) refreshes both at once.
  *
  * Both go on 200 and 304 (a 304 updates the headers a client stored, RFC 9111 section 4.3.4).
  * Errors carry neither: they return no days, and the edge answers 429 and some 400s before

@@ -20,7 +20,7 @@ export type StatsPageState =
       kind: 'ok';
       /** The validated range. */
       range: DayRange;
-      /** One record per materialised day, ascending, exactly as the API returns them. */
+      /** One record per materialized day, ascending, exactly as the API returns them. */
       records: DataRecord[];
       totals: Totals;
     }

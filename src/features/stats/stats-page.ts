@@ -20,7 +20,7 @@ export interface DayRange {
 
 /**
  * The range shown when none is asked for: the last `days` *complete* UTC days, i.e. ending
- * yesterday. Today is never materialised (the nightly job writes a day once it is over), so
+ * yesterday. Today is never materialized (the nightly job writes a day once it is over), so
  * ending today would only add an empty day. The server passes the API's MAX_RANGE_DAYS
  * (date-range.ts, which this client-safe module does not import: it brings zod).
  */
@@ -31,7 +31,7 @@ export function defaultRange(nowMs: number, days: number): DayRange {
 
 /** Sums of a set of daily records. Revenue is summed in integer cents, so it is exact. */
 export interface Totals {
-  /** Days that have a record (materialised days). */
+  /** Days that have a record (materialized days). */
   days: number;
   /** Transactions over those days. */
   txnCount: number;

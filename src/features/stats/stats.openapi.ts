@@ -30,7 +30,7 @@ const DataSettlementHeaders = z.object({
     .regex(/^\d{4}-\d{2}-\d{2}$/)
     .meta({
       description:
-        'The last settled UTC day, YYYY-MM-DD: no scheduled materialisation rewrites it or any earlier day (the nightly run rewrites only the last three complete days), so the records of these days may be kept; revalidate them with If-None-Match, since an operator may still restate one (the ETag then changes). Moves at 00:00 UTC.',
+        'The last settled UTC day, YYYY-MM-DD: no scheduled materialization rewrites it or any earlier day (the nightly run rewrites only the last three complete days), so the records of these days may be kept; revalidate them with If-None-Match, since an operator may still restate one (the ETag then changes). Moves at 00:00 UTC.',
       examples: ['2026-07-27'],
     }),
   'X-Data-Missing-Days': z
@@ -39,7 +39,7 @@ const DataSettlementHeaders = z.object({
     .optional()
     .meta({
       description:
-        'The requested days without a record (not materialised yet: today, the future, days before the first event, a pending backfill), as runs `first/last` or single days, comma-separated (ISO 8601 interval notation, both ends included). Absent when every requested day has a record. Such days may appear later: ask for them again.',
+        'The requested days without a record (not materialized yet: today, the future, days before the first event, a pending backfill), as runs `first/last` or single days, comma-separated (ISO 8601 interval notation, both ends included). Absent when every requested day has a record. Such days may appear later: ask for them again.',
       examples: ['2026-07-29/2026-07-31'],
     }),
 });
@@ -55,7 +55,7 @@ export function getDailyStats(context: ApiContext): ZodOpenApiOperationObject {
     summary: 'Get Data: daily statistics for a date range',
     description:
       `One record per day of the range with transaction count, impression count and revenue. Both dates are required, YYYY-MM-DD (UTC days), endDate not before startDate, at most ${MAX_RANGE_DAYS} days counting both ends. ` +
-      'Days not materialised yet (today, the future) are absent from `data` and listed in X-Data-Missing-Days; X-Data-Settled-Through names the last day whose record is final (no scheduled run rewrites it; ask again for later ones). An operator may still restate a final day (a late import, a correction): the ETag, a digest of the body, then changes, so revalidate kept copies with If-None-Match to pick up new figures. No credentials are needed; an integrator with an API key sends it as `Authorization: Bearer adk_...` and gets the key\'s own quotas (reported in the same headers).\n\n' +
+      'Days not materialized yet (today, the future) are absent from `data` and listed in X-Data-Missing-Days; X-Data-Settled-Through names the last day whose record is final (no scheduled run rewrites it; ask again for later ones). An operator may still restate a final day (a late import, a correction): the ETag, a digest of the body, then changes, so revalidate kept copies with If-None-Match to pick up new figures. No credentials are needed; an integrator with an API key sends it as `Authorization: Bearer adk_...` and gets the key\'s own quotas (reported in the same headers).\n\n' +
       `Limits (defaults): ${describeWindows(context.policies.data)} per client. Watch X-RateLimit-Remaining and X-Daily-Quota-Remaining, back off exponentially after a 429, and cache responses: ranges of settled days may be reused for a day (see Cache-Control) and revalidated with If-None-Match: a 304 Not Modified does not spend the daily quota (the minute window still counts it).`,
     // Anonymous or with a key: both are accepted (OpenAPI 3.1 section 4.8.10, `{}` makes security optional).
     security: [{}, { apiKey: [] }],

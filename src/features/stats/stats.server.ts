@@ -1,6 +1,6 @@
 /**
  * Repository of the stats tables (`event`, `daily_stat`), the same SQL on SQLite and PostgreSQL.
- * The materialisation itself (events to days) lives in materialize.server.ts.
+ * The materialization itself (events to days) lives in materialize.server.ts.
  */
 import { CompiledQuery, type Kysely } from 'kysely';
 import type { DailyStatRow, Database, NewEvent } from '../../db/schema.ts';
@@ -46,7 +46,7 @@ interface DailyStatResult {
 }
 
 /**
- * Materialised days from `startDate` to `endDate` (inclusive), ascending. `YYYY-MM-DD` text sorts
+ * Materialized days from `startDate` to `endDate` (inclusive), ascending. `YYYY-MM-DD` text sorts
  * as the calendar does, so the primary-key index serves both the range and the order. This is the
  * data API's cache-miss path: the statement is compiled once (building it with the query builder
  * on every call cost about as much as running it, bench/NOTES.md), only the two dates change.
@@ -63,7 +63,7 @@ export async function readDailyStats(db: Db, startDate: string, endDate: string)
   }));
 }
 
-/** The `day` values already materialised between two days (inclusive). */
+/** The `day` values already materialized between two days (inclusive). */
 export async function materializedDays(db: Db, startDate: string, endDate: string): Promise<Set<string>> {
   const rows = await db.selectFrom('daily_stat').select('day').where('day', '>=', startDate).where('day', '<=', endDate).execute();
   return new Set(rows.map((row) => row.day));

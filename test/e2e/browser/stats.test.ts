@@ -1,5 +1,5 @@
 /**
- * /stats in Chromium against the real server with 90 materialised days: the charts are drawn
+ * /stats in Chromium against the real server with 90 materialized days: the charts are drawn
  * with the data, and a new range is answered in place from the public data API (no reload).
  */
 import type { Page } from 'playwright-core';

@@ -98,7 +98,7 @@ describe('loading /stats', () => {
     expect(page.state.range.startDate).toBe('x'.repeat(32));
   });
 
-  it('shows an empty range of days not materialised yet as a success with no records', async () => {
+  it('shows an empty range of days not materialized yet as a success with no records', async () => {
     const page = await loadStatsPage(params({ startDate: '2026-03-20', endDate: '2026-03-25' }), services, NOW);
     expect(page.status).toBe(200);
     expect(page.state.kind === 'ok' && page.state.records).toEqual([]);

@@ -8,13 +8,13 @@ const range = (start: string, end: string) => parseDateRange(new URLSearchParams
 const NOW = Date.UTC(2026, 2, 20, 0, 3);
 
 describe('data response caching', () => {
-  it('counts a day as settled once it is older than the three re-materialised days', () => {
+  it('counts a day as settled once it is older than the three re-materialized days', () => {
     expect(lastSettledDay(NOW)).toBe(parseDay('2026-03-16'));
     expect(lastSettledDay(Date.UTC(2026, 2, 20, 23, 59, 59, 999))).toBe(parseDay('2026-03-16'));
     expect(lastSettledDay(Date.UTC(2026, 2, 21))).toBe(parseDay('2026-03-17'));
   });
 
-  it('caches a fully materialised range of settled days for a day, in shared caches until 00:00 UTC', () => {
+  it('caches a fully materialized range of settled days for a day, in shared caches until 00:00 UTC', () => {
     // NOW is 00:03: 23 h 57 min to the next midnight, when X-Data-Settled-Through moves.
     expect(cacheControlFor(range('2026-03-01', '2026-03-16'), 16, NOW)).toBe('public, max-age=86400, s-maxage=86220');
     expect(cacheControlFor(range('2026-03-01', '2026-03-16'), 16, Date.UTC(2026, 2, 20))).toBe('public, max-age=86400');
@@ -27,12 +27,12 @@ describe('data response caching', () => {
     expect(cacheControlFor(range('2026-03-19', '2026-03-25'), 1, Date.UTC(2026, 2, 20, 23, 59, 59, 900))).toBe('public, max-age=1');
   });
 
-  it('caches for a minute when the range reaches into the re-materialisation window', () => {
+  it('caches for a minute when the range reaches into the re-materialization window', () => {
     expect(cacheControlFor(range('2026-03-01', '2026-03-17'), 17, NOW)).toBe('public, max-age=60');
     expect(cacheControlFor(range('2026-03-19', '2026-03-25'), 1, NOW)).toBe('public, max-age=60');
   });
 
-  it('caches for a minute when a settled day is not materialised yet', () => {
+  it('caches for a minute when a settled day is not materialized yet', () => {
     expect(cacheControlFor(range('2026-03-01', '2026-03-16'), 15, NOW)).toBe('public, max-age=60');
   });
 });
