@@ -54,9 +54,9 @@ function planOf(values: { from?: string; to?: string; 'batch-days'?: string; mis
 }
 
 /** Days before the first event would be written as zeros the data API serves as real: refuse them. */
-async function refuseBeforeFirstEvent(handle: DbHandle, from: string): Promise<void> {
-  const earliest = await earliestEventAt(handle.kysely);
-  if (earliest === undefined) throw new UsageError(`${handle.target} holds no events yet: import some first (npm run events:import -- FILE)`);
+async function refuseBeforeFirstEvent(db: DbHandle, from: string): Promise<void> {
+  const earliest = await earliestEventAt(db.kysely);
+  if (earliest === undefined) throw new UsageError(`${db.target} holds no events yet: import some first (npm run events:import -- FILE)`);
   const first = formatDay(dayOfInstant(earliest));
   if (from < first) throw new UsageError(`--from ${from} is before the first event, on ${first}: start at ${first} or later`);
 }

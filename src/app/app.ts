@@ -21,7 +21,7 @@ import { StaticFiles } from '../server/static-files.ts';
 import { recentCheck } from '../lib/probes.ts';
 import { ASSISTANT_INDEX_FILE } from '../features/chat/index-writer.ts';
 import { AssistantIndex } from '../features/chat/assistant-index.ts';
-import { chatEndpoint } from '../features/chat/chat.server.ts';
+import { chatEndpoint } from '../features/chat/chat.endpoint.ts';
 import { PATHS } from '../lib/paths.ts';
 
 /** Upper bound on how stale a cached response may be on an instance that missed a purge. */

@@ -25,7 +25,7 @@ export function devServices(): AstroIntegration {
           opening ??= import('./dev-services.ts').then(({ openDevServices }) => openDevServices(server.httpServer?.address() as AddressInfo, assistantIndex));
           // A bad variable or an unusable database fails every request with the reason (start-up's
           // ConfigError line), which Vite logs and shows in its error overlay.
-          opening.then((dev) => dev.handle(req, res, next), next);
+          opening.then((dev) => dev.middleware(req, res, next), next);
         });
       },
       'astro:server:done': async () => {

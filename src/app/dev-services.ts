@@ -29,7 +29,7 @@ const ASTRO_LOCALS = Symbol.for('astro.locals');
 export interface DevServices {
   services: Services;
   /** Connect middleware: answer the probes, or attach `locals` and pass the request on to Astro. */
-  handle(req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void): void;
+  middleware(req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void): void;
   close(): Promise<void>;
 }
 
@@ -67,7 +67,7 @@ export async function openDevServices(address: AddressInfo, assistantIndex: Serv
 
   return {
     services,
-    handle(req, res, next) {
+    middleware(req, res, next) {
       const path = new URL(req.url ?? '/', 'http://dev').pathname;
       if (path === PATHS.healthz || path === PATHS.readyz) {
         probe(res, path).catch(next);

@@ -41,17 +41,17 @@ function reason(error: unknown): string {
 
 export async function openMigratedDb(config: DbConfig, options: OpenOptions = {}): Promise<DbHandle> {
   const { onMigration, ...dbOptions } = options;
-  const handle = createDb(config.DATABASE_URL, { ...dbOptions, ...(config.SQLITE_SYNCHRONOUS ? { sqliteSynchronous: config.SQLITE_SYNCHRONOUS } : {}) });
+  const db = createDb(config.DATABASE_URL, { ...dbOptions, ...(config.SQLITE_SYNCHRONOUS ? { sqliteSynchronous: config.SQLITE_SYNCHRONOUS } : {}) });
   let failure: unknown;
   try {
     // Migrator returns its failure instead of throwing; opening the SQLite file may still throw.
-    const { error, results = [] } = await migrateToLatest(handle.kysely, handle.engine);
+    const { error, results = [] } = await migrateToLatest(db.kysely, db.engine);
     for (const result of results) onMigration?.(result);
     failure = error;
   } catch (error) {
     failure = error ?? new Error('unknown failure');
   }
-  if (failure === undefined) return handle;
-  await handle.close().catch(() => {});
-  throw new DatabaseOpenError(handle.target, failure);
+  if (failure === undefined) return db;
+  await db.close().catch(() => {});
+  throw new DatabaseOpenError(db.target, failure);
 }

@@ -19,7 +19,7 @@ function pathOfRawRequest(raw: unknown): string {
   }
 }
 
-export function createNodeServer(handle: (req: IncomingMessage, res: ServerResponse) => void): Server {
+export function createNodeServer(onRequest: (req: IncomingMessage, res: ServerResponse) => void): Server {
   const server = createServer(
     {
       // Bound how long a client may take to send its request (slowloris), checked every 5 s
@@ -29,7 +29,7 @@ export function createNodeServer(handle: (req: IncomingMessage, res: ServerRespo
       connectionsCheckingInterval: 5_000,
       keepAliveTimeout: 5_000,
     },
-    handle,
+    onRequest,
   );
   // Expect: 100-continue (RFC 9110 section 10.1.1): refuse an announced oversize body before
   // the client sends it, instead of inviting it and answering 413 afterwards.
@@ -39,15 +39,15 @@ export function createNodeServer(handle: (req: IncomingMessage, res: ServerRespo
     try {
       limit = routeOf(parseTarget(req.url ?? '')?.pathname ?? '/').bodyLimit;
     } catch {
-      // A target the edge refuses: handle() answers 400 without reading the body.
+      // A target the edge refuses: onRequest() answers 400 without reading the body.
     }
     if (Number.isFinite(declared) && declared > limit) {
       res.setHeader('Connection', 'close');
-      handle(req, res);
+      onRequest(req, res);
       return;
     }
     res.writeContinue();
-    handle(req, res);
+    onRequest(req, res);
   });
   // Requests Node's parser refuses (bad syntax, header overflow, timeouts) get a problem body
   // too, not a bare status line.

@@ -13,12 +13,12 @@ import { interfaceOf, type ApiInterface } from '../lib/http-error.ts';
 import type { Endpoint } from '../lib/endpoint.ts';
 import { PATHS } from '../lib/paths.ts';
 import type { RateClass } from '../lib/rate-class.ts';
-import { chatEndpoint, type ChatDeps } from '../features/chat/chat.server.ts';
+import { chatEndpoint, type ChatDeps } from '../features/chat/chat.endpoint.ts';
 import { CHAT_LIMITS } from '../features/chat/chat-request.ts';
 import { challengeEndpoint, type ChallengeDeps } from '../features/contact/altcha.server.ts';
 import { CONTACT_LIMITS } from '../features/contact/contact.ts';
-import { contactEndpoint, type ContactDeps } from '../features/contact/handle-contact.ts';
-import { dataEndpoint, type DataDeps } from '../features/stats/data-handler.server.ts';
+import { contactEndpoint, type ContactDeps } from '../features/contact/contact.endpoint.ts';
+import { dataEndpoint, type DataDeps } from '../features/stats/data.endpoint.ts';
 
 export type { RateClass };
 

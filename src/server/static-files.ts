@@ -132,13 +132,13 @@ export class StaticFiles {
   }
 
   async #readWhole(body: StaticBody): Promise<Buffer> {
-    const handle = await this.#open(body);
+    const file = await this.#open(body);
     try {
       // Not from Buffer's shared pool: a small cached body must not keep an 8 KiB slab alive.
       const bytes = Buffer.allocUnsafeSlow(body.size);
       let filled = 0;
       while (filled < body.size) {
-        const { bytesRead } = await handle.read(bytes, filled, body.size - filled, filled);
+        const { bytesRead } = await file.read(bytes, filled, body.size - filled, filled);
         if (bytesRead === 0) break;
         filled += bytesRead;
       }
@@ -147,30 +147,30 @@ export class StaticFiles {
       this.#hot.set(body, bytes);
       return bytes;
     } finally {
-      await handle.close();
+      await file.close();
     }
   }
 
   async #stream(body: StaticBody): Promise<ReadStream> {
     // Too large to hash on every request: the size, taken from the open file, is the check.
-    const handle = await this.#open(body);
-    return handle.createReadStream({ start: 0, end: body.size - 1 });
+    const file = await this.#open(body);
+    return file.createReadStream({ start: 0, end: body.size - 1 });
   }
 
   /** Open the file and compare its size with the manifest's (fstat of the open file, so the bytes read are that file's). */
   async #open(body: StaticBody): Promise<FileHandle> {
-    let handle: FileHandle;
+    let file: FileHandle;
     try {
-      handle = await open(this.#pathOf(body), 'r');
+      file = await open(this.#pathOf(body), 'r');
     } catch (error) {
       throw this.#changed(body, `it cannot be opened (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
     }
     try {
-      const { size } = await handle.stat();
+      const { size } = await file.stat();
       if (size !== body.size) throw this.#changed(body, `it has ${size} bytes, the manifest says ${body.size}`);
-      return handle;
+      return file;
     } catch (error) {
-      await handle.close();
+      await file.close();
       throw error;
     }
   }

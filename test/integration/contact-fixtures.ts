@@ -9,7 +9,7 @@ import { loadConfig } from '../../src/app/config.ts';
 import { createDb, type DbHandle, type DbOptions } from '../../src/db/create-db.ts';
 import { migrateToLatest } from '../../src/db/migrations/index.ts';
 import type { Services } from '../../src/app/services.ts';
-import { contactEndpoint, type ContactDeps } from '../../src/features/contact/handle-contact.ts';
+import { contactEndpoint, type ContactDeps } from '../../src/features/contact/contact.endpoint.ts';
 import type { EndpointLimits } from '../../src/lib/endpoint.ts';
 import { callEndpoint } from '../helpers/endpoint.ts';
 import { createTempDatabase } from '../helpers/postgres.ts';

@@ -12,7 +12,7 @@ import { loadConfig } from '../../src/app/config.ts';
 import { createDb, type DbHandle } from '../../src/db/create-db.ts';
 import { migrateToLatest } from '../../src/db/migrations/index.ts';
 import type { NewEvent } from '../../src/db/schema.ts';
-import { dataEndpoint } from '../../src/features/stats/data-handler.server.ts';
+import { dataEndpoint } from '../../src/features/stats/data.endpoint.ts';
 import { callEndpoint } from '../helpers/endpoint.ts';
 import { PATHS } from '../../src/lib/paths.ts';
 

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { dataEndpoint } from '../../src/features/stats/data-handler.server.ts';
+import { dataEndpoint } from '../../src/features/stats/data.endpoint.ts';
 import { callEndpoint } from '../helpers/endpoint.ts';
 import { createTempDatabase, pgAdminUrl, type TempDatabase } from '../helpers/postgres.ts';
 import { ENGINES, openTestDb, testServices, type TestDb, type TestEngine } from './contact-fixtures.ts';

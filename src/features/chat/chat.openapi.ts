@@ -13,7 +13,7 @@ import { NoStoreHeaders, siteRateLimitHeaders } from '../../lib/openapi/headers.
 import { errorResponses, invalidBody, jsonRequestBody, methodNotAllowed, siteRateLimited } from '../../lib/openapi/responses.ts';
 import { PATHS } from '../../lib/paths.ts';
 import { CHAT_LIMITS, ChatRequest, parseChatRequest } from './chat-request.ts';
-import { CHAT_ALLOW } from './chat.server.ts';
+import { CHAT_ALLOW } from './chat.endpoint.ts';
 import { originError } from './origin-policy.ts';
 import { formatSourcesLink, SOURCE_LIMITS, SOURCE_REL } from './sources.ts';
 

@@ -98,7 +98,7 @@ export interface SpendOptions {
  * challenge_failed, challenge_replayed) when it does not buy this submission; a database
  * failure is thrown as it is.
  */
-export async function spendSolution(handle: DbHandle, hmacKey: string, value: unknown, options: SpendOptions): Promise<void> {
+export async function spendSolution(db: DbHandle, hmacKey: string, value: unknown, options: SpendOptions): Promise<void> {
   const payload = decodePayload(value);
   const result = await verifySolution({
     // The schema checked the shapes; altcha-lib's types differ only in optional members.
@@ -114,17 +114,17 @@ export async function spendSolution(handle: DbHandle, hmacKey: string, value: un
   const now = options.now ?? Date.now();
   const key = options.idempotencyKey ?? null;
   // A database failure propagates as it is: the handler answers 502 as for a failed store.
-  const spentBy = await handle.withDeadline(options.timeoutMs ?? 2_000, async () => {
+  const spentBy = await db.withDeadline(options.timeoutMs ?? 2_000, async () => {
     // Expired rows can no longer match a valid solution: drop them as we go (indexed).
-    await handle.kysely.deleteFrom('contact_altcha_used').where('expires_at', '<', now).execute();
-    const inserted = await handle.kysely
+    await db.kysely.deleteFrom('contact_altcha_used').where('expires_at', '<', now).execute();
+    const inserted = await db.kysely
       .insertInto('contact_altcha_used')
       .values({ signature: payload.challenge.signature, expires_at: payload.challenge.parameters.expiresAt * 1000, idempotency_key: key })
       .onConflict((oc) => oc.column('signature').doNothing())
       .returning('signature')
       .executeTakeFirst();
     if (inserted) return undefined;
-    return handle.kysely.selectFrom('contact_altcha_used').select('idempotency_key').where('signature', '=', payload.challenge.signature).executeTakeFirstOrThrow();
+    return db.kysely.selectFrom('contact_altcha_used').select('idempotency_key').where('signature', '=', payload.challenge.signature).executeTakeFirstOrThrow();
   });
   // Spent before: only by this very submission retried with its Idempotency-Key.
   if (spentBy !== undefined && (key === null || spentBy.idempotency_key !== key)) throw challengeReplayed();

@@ -1,7 +1,7 @@
 /**
  * The contact form's markup as one function of its state, so the page and the server render the
  * same template: <ContactForm> (src/components/ContactForm.astro) puts the empty form into the
- * prerendered /contact/ page at build time, and handle-contact.ts, answering a form posted
+ * prerendered /contact/ page at build time, and contact.endpoint.ts, answering a form posted
  * without JavaScript, renders it again with the values kept and the errors beside their fields
  * (contact-page.server.ts swaps one for the other in the built page).
  *

@@ -80,7 +80,7 @@ const waiting = new WeakMap<DbHandle, Pending[]>();
  * one bad row fails only itself; if COMMIT itself fails or the deadline passes, all of them fail
  * (502), as a lone submission would, rather than risk storing one twice.
  */
-export function storeSubmission(handle: DbHandle, payload: ContactPayload, options: StoreOptions): Promise<StoreResult> {
+export function storeSubmission(db: DbHandle, payload: ContactPayload, options: StoreOptions): Promise<StoreResult> {
   const now = options.now ?? Date.now();
   const key = options.idempotencyKey ?? null;
   const row: SubmissionRow = {
@@ -93,29 +93,29 @@ export function storeSubmission(handle: DbHandle, payload: ContactPayload, optio
   const deadline = Date.now() + Math.max(1, Math.round(options.lockTimeoutMs ?? 4_000));
   return new Promise<StoreResult>((resolve, reject) => {
     const complete = (outcome: Outcome) => (outcome.ok ? resolve(outcome.result) : reject(outcome.error));
-    let queue = waiting.get(handle);
+    let queue = waiting.get(db);
     if (queue === undefined) {
       queue = [];
-      waiting.set(handle, queue);
+      waiting.set(db, queue);
       setImmediate(() => {
-        waiting.delete(handle);
-        void flush(handle, queue!);
+        waiting.delete(db);
+        void flush(db, queue!);
       });
     }
     queue.push({ row, key, deadline, complete });
   });
 }
 
-async function flush(handle: DbHandle, group: Pending[]): Promise<void> {
-  if (group.length === 1) return storeAlone(handle, group[0]!);
+async function flush(db: DbHandle, group: Pending[]): Promise<void> {
+  if (group.length === 1) return storeAlone(db, group[0]!);
   let reachedCommit = false;
   let outcomes: Outcome[];
   try {
-    outcomes = await inTransaction(handle, Math.min(...group.map((p) => p.deadline)), async (db) => {
+    outcomes = await inTransaction(db, Math.min(...group.map((p) => p.deadline)), async (trx) => {
       const results: Outcome[] = [];
       for (const pending of group) {
         try {
-          results.push({ ok: true, result: await insertOrReplay(db, handle.engine, pending.row, pending.key) });
+          results.push({ ok: true, result: await insertOrReplay(trx, db.engine, pending.row, pending.key) });
         } catch (error) {
           // A reused key stores nothing and aborts nothing: the verdict stands whatever the others do.
           if (!(error instanceof IdempotencyKeyReused)) throw error;
@@ -131,20 +131,20 @@ async function flush(handle: DbHandle, group: Pending[]): Promise<void> {
       return;
     }
     // Rolled back before COMMIT: nothing of the group is stored; each on its own, so a bad row fails alone.
-    await Promise.all(group.map((pending) => storeAlone(handle, pending)));
+    await Promise.all(group.map((pending) => storeAlone(db, pending)));
     return;
   }
   group.forEach((pending, i) => pending.complete(outcomes[i]!));
 }
 
-async function storeAlone(handle: DbHandle, pending: Pending): Promise<void> {
+async function storeAlone(db: DbHandle, pending: Pending): Promise<void> {
   try {
     const result =
-      handle.engine === 'sqlite'
+      db.engine === 'sqlite'
         ? // One statement, so no transaction: the driver waits for the write lock on timers, never
           // on the event loop, and never starts the insert after the deadline.
-          await handle.withDeadline(Math.max(1, pending.deadline - Date.now()), () => insertOrReplay(handle.kysely, handle.engine, pending.row, pending.key))
-        : await inTransaction(handle, pending.deadline, (trx) => insertOrReplay(trx, handle.engine, pending.row, pending.key));
+          await db.withDeadline(Math.max(1, pending.deadline - Date.now()), () => insertOrReplay(db.kysely, db.engine, pending.row, pending.key))
+        : await inTransaction(db, pending.deadline, (trx) => insertOrReplay(trx, db.engine, pending.row, pending.key));
     pending.complete({ ok: true, result });
   } catch (error) {
     pending.complete({ ok: false, error });
@@ -152,17 +152,17 @@ async function storeAlone(handle: DbHandle, pending: Pending): Promise<void> {
 }
 
 /** `work` in one transaction that commits by `deadline` (epoch ms) or not at all (DbHandle.withDeadline). */
-function inTransaction<T>(handle: DbHandle, deadline: number, work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+function inTransaction<T>(db: DbHandle, deadline: number, work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
   const ms = Math.max(1, deadline - Date.now());
-  return handle.withDeadline(ms, () =>
-    handle.kysely.transaction().execute(async (trx) => {
-      if (handle.engine === 'postgres') {
+  return db.withDeadline(ms, () =>
+    db.kysely.transaction().execute(async (trx) => {
+      if (db.engine === 'postgres') {
         // What is left of the deadline after waiting for a pooled connection, less a margin for
         // the round trip, scoped to this transaction (SET LOCAL): the server cancels an insert
         // stuck behind a lock itself, and reports why, before the deadline; the data layer
         // refuses the COMMIT past the deadline, so a submission we answered 502 for cannot
         // commit later when the lock is finally released.
-        const left = Math.max(1, (handle.remainingMs() ?? ms) - STATEMENT_MARGIN_MS);
+        const left = Math.max(1, (db.remainingMs() ?? ms) - STATEMENT_MARGIN_MS);
         await sql`select set_config('statement_timeout', ${String(left)}, true)`.execute(trx);
       }
       return work(trx);
@@ -219,8 +219,8 @@ export interface ListOptions {
 }
 
 /** Submissions in the order they arrived (id order), oldest first. */
-export async function listSubmissions(handle: DbHandle, options: ListOptions = {}): Promise<ContactSubmissionRow[]> {
-  let query = handle.kysely.selectFrom('contact_submission').selectAll().orderBy('id');
+export async function listSubmissions(db: DbHandle, options: ListOptions = {}): Promise<ContactSubmissionRow[]> {
+  let query = db.kysely.selectFrom('contact_submission').selectAll().orderBy('id');
   if (options.since !== undefined) query = query.where('created_at', '>=', options.since);
   if (options.afterId !== undefined) query = query.where('id', '>', options.afterId);
   if (options.limit !== undefined) query = query.limit(options.limit);
@@ -229,11 +229,11 @@ export async function listSubmissions(handle: DbHandle, options: ListOptions = {
 }
 
 /** Every matching submission, a page at a time, so an export never holds the table in memory. */
-export async function* iterateSubmissions(handle: DbHandle, options: { since?: number | undefined; pageSize?: number } = {}): AsyncGenerator<ContactSubmissionRow> {
+export async function* iterateSubmissions(db: DbHandle, options: { since?: number | undefined; pageSize?: number } = {}): AsyncGenerator<ContactSubmissionRow> {
   const pageSize = options.pageSize ?? 500;
   let afterId: number | undefined;
   for (;;) {
-    const page = await listSubmissions(handle, { since: options.since, afterId, limit: pageSize });
+    const page = await listSubmissions(db, { since: options.since, afterId, limit: pageSize });
     yield* page;
     if (page.length < pageSize) return;
     afterId = page.at(-1)!.id;
@@ -242,13 +242,13 @@ export async function* iterateSubmissions(handle: DbHandle, options: { since?: n
 
 /** Write matching submissions as CSV (see contact-csv.ts) to `out`; resolves with the row count. */
 export async function writeSubmissionsCsv(
-  handle: DbHandle,
+  db: DbHandle,
   out: NodeJS.WritableStream,
   options: CsvOptions & { since?: number | undefined } = {},
 ): Promise<{ rows: number }> {
   let rows = 0;
   async function* records() {
-    for await (const row of iterateSubmissions(handle, { since: options.since })) {
+    for await (const row of iterateSubmissions(db, { since: options.since })) {
       rows += 1;
       yield csvRecord(row);
     }

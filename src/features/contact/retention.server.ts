@@ -35,9 +35,9 @@ export function retentionCutoffMs(nowMs: number, days: number): number {
 type Filter = (eb: ExpressionBuilder<Database, 'contact_submission'>) => Expression<SqlBool>;
 
 /** Delete every submission made before `cutoffMs` (epoch ms). Never throws. */
-export function purgeSubmissionsBefore(handle: DbHandle, cutoffMs: number, options: { batchSize?: number } = {}): Promise<ErasureResult> {
+export function purgeSubmissionsBefore(db: DbHandle, cutoffMs: number, options: { batchSize?: number } = {}): Promise<ErasureResult> {
   // created_at is indexed (contact_submission_created_at, migration 0001).
-  return deleteInBatches(handle, (eb) => eb('created_at', '<', cutoffMs), options.batchSize);
+  return deleteInBatches(db, (eb) => eb('created_at', '<', cutoffMs), options.batchSize);
 }
 
 /**
@@ -45,19 +45,19 @@ export function purgeSubmissionsBefore(handle: DbHandle, cutoffMs: number, optio
  * both sides. Stored addresses passed the form's email check, which admits ASCII only, so both
  * engines fold them alike. Indexed by contact_submission_email_lower (migration 0005). Never throws.
  */
-export function eraseSubmissionsByEmail(handle: DbHandle, email: string, options: { batchSize?: number } = {}): Promise<ErasureResult> {
+export function eraseSubmissionsByEmail(db: DbHandle, email: string, options: { batchSize?: number } = {}): Promise<ErasureResult> {
   const wanted = email.trim().toLowerCase();
-  return deleteInBatches(handle, (eb) => eb(sql<string>`lower(work_email)`, '=', wanted), options.batchSize);
+  return deleteInBatches(db, (eb) => eb(sql<string>`lower(work_email)`, '=', wanted), options.batchSize);
 }
 
-async function deleteInBatches(handle: DbHandle, filter: Filter, batchSize = 500): Promise<ErasureResult> {
+async function deleteInBatches(db: DbHandle, filter: Filter, batchSize = 500): Promise<ErasureResult> {
   const result: ErasureResult = { submissions: 0, pendingDeliveries: 0 };
   try {
     for (;;) {
       // DELETE ... WHERE id IN (SELECT ... LIMIT n) RETURNING: one bounded statement per batch on
       // both engines (SQLite >= 3.35 has RETURNING), and the statuses counted are exactly those
       // of the rows this statement removed, whatever the outbox did to them just before.
-      const deleted = await handle.kysely
+      const deleted = await db.kysely
         .deleteFrom('contact_submission')
         .where('id', 'in', (eb) => eb.selectFrom('contact_submission').select('id').where(filter).orderBy('id').limit(batchSize))
         .returning('delivery_status')

@@ -16,9 +16,9 @@ const EVENTS_PER_TRANSACTION = 50_000;
  * many were new. `databaseUrl` is the one `handle` was opened with: SQLite loads through a
  * second connection to the same file. `onDay` hears how many days are generated so far.
  */
-export async function writeSeedEvents(handle: DbHandle, databaseUrl: string, plan: SeedPlan, onDay?: (daysDone: number) => void): Promise<number> {
+export async function writeSeedEvents(db: DbHandle, databaseUrl: string, plan: SeedPlan, onDay?: (daysDone: number) => void): Promise<number> {
   const random = mulberry32(plan.seed ?? 1);
-  const writer = await bulkWriter(handle, databaseUrl);
+  const writer = await bulkWriter(db, databaseUrl);
   let pending: NewEvent[] = [];
   let events = 0;
   try {
@@ -34,10 +34,10 @@ export async function writeSeedEvents(handle: DbHandle, databaseUrl: string, pla
   } finally {
     writer.close();
   }
-  if (handle.engine === 'postgres') {
+  if (db.engine === 'postgres') {
     // Fresh statistics and visibility map after a bulk load: the rollup that follows (and every
     // later one) can then plan an index-only range scan instead of visiting the heap.
-    await sql`VACUUM ANALYZE event`.execute(handle.kysely);
+    await sql`VACUUM ANALYZE event`.execute(db.kysely);
   }
   return events;
 }
@@ -55,8 +55,8 @@ interface BulkWriter {
  * per transaction, four parameters however many rows. Anything else: the repository's
  * multi-row INSERTs.
  */
-async function bulkWriter(handle: DbHandle, url: string): Promise<BulkWriter> {
-  if (handle.engine === 'sqlite' && sqlitePath(url) !== ':memory:') {
+async function bulkWriter(db: DbHandle, url: string): Promise<BulkWriter> {
+  if (db.engine === 'sqlite' && sqlitePath(url) !== ':memory:') {
     const { default: SQLite } = await import('better-sqlite3');
     const conn = new SQLite(sqlitePath(url), { timeout: 60_000 });
     conn.pragma('journal_mode = WAL');
@@ -69,7 +69,7 @@ async function bulkWriter(handle: DbHandle, url: string): Promise<BulkWriter> {
     });
     return { write: async (events) => writeAll(events), close: () => conn.close() };
   }
-  if (handle.engine === 'postgres') {
+  if (db.engine === 'postgres') {
     return {
       write: async (events) => {
         if (events.length === 0) return 0;
@@ -77,11 +77,11 @@ async function bulkWriter(handle: DbHandle, url: string): Promise<BulkWriter> {
           INSERT INTO event (id, occurred_at, kind, revenue_minor)
           SELECT * FROM unnest(CAST(${events.map((e) => e.id)} AS text[]), CAST(${events.map((e) => e.occurred_at)} AS bigint[]),
                                CAST(${events.map((e) => e.kind)} AS text[]), CAST(${events.map((e) => e.revenue_minor ?? 0)} AS bigint[]))
-          ON CONFLICT (id) DO NOTHING`.execute(handle.kysely);
+          ON CONFLICT (id) DO NOTHING`.execute(db.kysely);
         return Number(result.numAffectedRows ?? 0n);
       },
       close: () => {},
     };
   }
-  return { write: (events) => handle.kysely.transaction().execute((trx) => insertEvents(trx, events)), close: () => {} };
+  return { write: (events) => db.kysely.transaction().execute((trx) => insertEvents(trx, events)), close: () => {} };
 }

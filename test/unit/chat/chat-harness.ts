@@ -4,7 +4,7 @@
  */
 import { pino } from 'pino';
 import { loadConfig, type Config } from '../../../src/app/config.ts';
-import { chatEndpoint, type ChatDeps } from '../../../src/features/chat/chat.server.ts';
+import { chatEndpoint, type ChatDeps } from '../../../src/features/chat/chat.endpoint.ts';
 import { CHAT_LIMITS } from '../../../src/features/chat/chat-request.ts';
 import { callEndpoint } from '../../helpers/endpoint.ts';
 import { AssistantIndex } from '../../../src/features/chat/assistant-index.ts';

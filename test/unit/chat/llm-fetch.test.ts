@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { llmFetch } from '../../../src/features/chat/chat.server.ts';
+import { llmFetch } from '../../../src/features/chat/chat.endpoint.ts';
 import { publicFetch } from '../../../src/lib/outbound-guard.ts';
 
 describe('which fetch reaches the LLM provider', () => {

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/app/config.ts';
 import { createDb, type DbHandle } from '../../../src/db/create-db.ts';
 import { migrateToLatest } from '../../../src/db/migrations/index.ts';
-import { dataEndpoint } from '../../../src/features/stats/data-handler.server.ts';
+import { dataEndpoint } from '../../../src/features/stats/data.endpoint.ts';
 import { callEndpoint } from '../../helpers/endpoint.ts';
 import { jsonForScript, loadStatsPage } from '../../../src/features/stats/stats-page.server.ts';
 import { createLogger } from '../../../src/server/log.ts';
