@@ -10,23 +10,13 @@ import { rename, stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { AstroIntegration } from 'astro';
 import { ASSISTANT_INDEX_FILE } from '../features/chat/index-writer.ts';
+import { afterBuild } from '../lib/after-build.ts';
 
 export function assistantIndex(): AstroIntegration {
-  let client: URL | undefined;
-  let server: URL | undefined;
-  return {
-    name: 'adtech:assistant-index',
-    hooks: {
-      'astro:config:done': ({ config }) => {
-        client = config.build.client;
-        server = config.build.server;
-      },
-      'astro:build:done': async ({ logger }) => {
-        const from = fileURLToPath(new URL(ASSISTANT_INDEX_FILE, client));
-        const to = fileURLToPath(new URL(ASSISTANT_INDEX_FILE, server));
-        await rename(from, to);
-        logger.info(`${ASSISTANT_INDEX_FILE}: ${((await stat(to)).size / 1024).toFixed(0)} KiB, moved to ${to}`);
-      },
-    },
-  };
+  return afterBuild('adtech:assistant-index', async ({ client, server }, logger) => {
+    const from = fileURLToPath(new URL(ASSISTANT_INDEX_FILE, client));
+    const to = fileURLToPath(new URL(ASSISTANT_INDEX_FILE, server));
+    await rename(from, to);
+    logger.info(`${ASSISTANT_INDEX_FILE}: ${((await stat(to)).size / 1024).toFixed(0)} KiB, moved to ${to}`);
+  });
 }

@@ -14,40 +14,32 @@
 import { mkdirSync, renameSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { AstroIntegration } from 'astro';
+import { afterBuild } from '../lib/after-build.ts';
 
 /** Where the bundle goes, below the build's folder (DIST_DIR at run time). */
 export const SERVER_BUNDLE = 'server/app.mjs';
 
 export function serverBundle(): AstroIntegration {
-  let outDir: URL | undefined;
-  return {
-    name: 'adtech:server-bundle',
-    hooks: {
-      'astro:config:done': ({ config }) => {
-        outDir = config.outDir;
-      },
-      'astro:build:done': async ({ logger }) => {
-        const { build } = await import('esbuild');
-        const target = fileURLToPath(new URL(SERVER_BUNDLE, outDir));
-        const partial = `${target}.${process.pid}.tmp`;
-        mkdirSync(fileURLToPath(new URL('server/', outDir)), { recursive: true });
-        const started = performance.now();
-        await build({
-          entryPoints: [fileURLToPath(new URL('./main.ts', import.meta.url))],
-          outfile: partial,
-          bundle: true,
-          platform: 'node',
-          format: 'esm',
-          target: 'node22.19',
-          packages: 'external',
-          // Readable stack traces: names and layout are kept (no minification).
-          logLevel: 'warning',
-          legalComments: 'none',
-        });
-        // Renamed into place: a server starting meanwhile never imports half a file.
-        renameSync(partial, target);
-        logger.info(`server bundle ${SERVER_BUNDLE} in ${Math.round(performance.now() - started)} ms`);
-      },
-    },
-  };
+  return afterBuild('adtech:server-bundle', async ({ outDir }, logger) => {
+    const { build } = await import('esbuild');
+    const target = fileURLToPath(new URL(SERVER_BUNDLE, outDir));
+    const partial = `${target}.${process.pid}.tmp`;
+    mkdirSync(fileURLToPath(new URL('server/', outDir)), { recursive: true });
+    const started = performance.now();
+    await build({
+      entryPoints: [fileURLToPath(new URL('./main.ts', import.meta.url))],
+      outfile: partial,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node22.19',
+      packages: 'external',
+      // Readable stack traces: names and layout are kept (no minification).
+      logLevel: 'warning',
+      legalComments: 'none',
+    });
+    // Renamed into place: a server starting meanwhile never imports half a file.
+    renameSync(partial, target);
+    logger.info(`server bundle ${SERVER_BUNDLE} in ${Math.round(performance.now() - started)} ms`);
+  });
 }

@@ -42,20 +42,32 @@ export class InvalidArgumentError extends DataClientError {
   }
 }
 
-/** The server refused the request's parameters: 400 `SVC1005` (docs/interface.md section 5). */
-export class InvalidRequestError extends DataClientError {
-  /** HTTP status of the refusal (400). */
+/** The server refused a request and said why: its status, and its `{code, message}` when it sent one. */
+export class ServerRefusalError extends DataClientError {
+  /** HTTP status of the refusal. */
   readonly status: number;
-  /** The server's error code, e.g. `SVC1005`. */
-  readonly serverCode: string;
+  /** The server's error code (`SVC1005`, `unauthorized`), when it sent one. */
+  readonly serverCode: string | undefined;
   /** The server's message, verbatim: it names the rule that failed. */
-  readonly serverMessage: string;
+  readonly serverMessage: string | undefined;
 
-  constructor(status: number, serverCode: string, serverMessage: string, month: string) {
-    super('invalid_request', `the data API refused ${month}: ${serverMessage} (${serverCode})`);
+  constructor(code: DataClientErrorCode, message: string, status: number, serverCode: string | undefined, serverMessage: string | undefined) {
+    super(code, message);
     this.status = status;
     this.serverCode = serverCode;
     this.serverMessage = serverMessage;
+    this.name = 'ServerRefusalError';
+  }
+}
+
+/** The server refused the request's parameters: 400 `SVC1005` (docs/interface.md section 5). */
+export class InvalidRequestError extends ServerRefusalError {
+  /** The server's error code, e.g. `SVC1005`. */
+  declare readonly serverCode: string;
+  declare readonly serverMessage: string;
+
+  constructor(status: number, serverCode: string, serverMessage: string, month: string) {
+    super('invalid_request', `the data API refused ${month}: ${serverMessage} (${serverCode})`, status, serverCode, serverMessage);
     this.name = 'InvalidRequestError';
   }
 }
@@ -66,24 +78,16 @@ export class InvalidRequestError extends DataClientError {
  * request carried none and one is required. Not retried: the same token fails the same way.
  * Neither the message nor any field holds the token.
  */
-export class UnauthorizedError extends DataClientError {
-  /** HTTP status of the refusal (401). */
-  readonly status: number;
+export class UnauthorizedError extends ServerRefusalError {
   /** The `error` parameter of the Bearer challenge (`invalid_token`), when the server gave one. */
   readonly challengeError: string | undefined;
-  /** The server's error code and message (`{code, message}` body), when it sent them. */
-  readonly serverCode: string | undefined;
-  readonly serverMessage: string | undefined;
 
   constructor(status: number, withToken: boolean, challengeError: string | undefined, serverCode?: string, serverMessage?: string) {
     const what = withToken ? 'refused the API token' : 'asks for an API token';
     const why = serverMessage === undefined ? '' : `: ${serverMessage}`;
     const tags = [serverCode, challengeError].filter((tag) => tag !== undefined);
-    super('unauthorized', `the data API ${what} (${status})${why}${tags.length > 0 ? ` (${tags.join(', ')})` : ''}`);
-    this.status = status;
+    super('unauthorized', `the data API ${what} (${status})${why}${tags.length > 0 ? ` (${tags.join(', ')})` : ''}`, status, serverCode, serverMessage);
     this.challengeError = challengeError;
-    this.serverCode = serverCode;
-    this.serverMessage = serverMessage;
     this.name = 'UnauthorizedError';
   }
 }

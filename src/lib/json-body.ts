@@ -4,14 +4,11 @@
  *
  * - 415 `unsupported_media_type`: not `application/json` or `application/*+json` (RFC 6839), a
  *   charset other than UTF-8, or a content coding (compressed body);
- * - 413 `payload_too_large` (`readJsonBody` only): declared larger than the limit, or found
- *   larger while reading (never more than the limit is buffered);
  * - 400 `malformed_json`: not UTF-8, or not JSON; 400 `empty_body`: nothing but white space;
  * - 400 `validation_failed`: JSON, but not an object (the `errors` entry has field "").
  *
  * An endpoint (src/lib/endpoint.ts) gets its body already read within its route's `bodyLimit`
- * and checks it with `parseJsonBody`; `readJsonBody` reads a Fetch Request itself, within the
- * limit its caller passes, and never buffers past it.
+ * (a larger one was refused with 413 while reading) and checks it with `parseJsonBody`.
  */
 import { FieldError, validationFailed } from './field-error.ts';
 import { HttpError } from './http-error.ts';
@@ -25,8 +22,6 @@ export interface JsonBodyOptions {
   example: string;
   /** The object in words, for the not-an-object error: "a JSON object with a messages array". */
   shape: string;
-  /** How to fit under the limit, appended to the 413's resolution. */
-  sizeHint: string;
 }
 
 /** The JSON type of a value, with its article: `a number`, `an array`, `null` (RFC 8259 terms). */
@@ -67,31 +62,6 @@ export function checkJsonRepresentation(headers: HeaderReader, options: Pick<Jso
   }
 }
 
-function tooLarge(detail: string, limit: number, options: JsonBodyOptions): HttpError {
-  return new HttpError(413, 'payload_too_large', { detail, resolution: `Send at most ${limit} bytes; ${options.sizeHint}.` });
-}
-
-/** The body's bytes, refusing it as soon as it passes the limit (the rest is cancelled, not read). */
-export async function readBodyBytes(request: Request, limit: number, options: JsonBodyOptions): Promise<Uint8Array> {
-  const declared = request.headers.get('content-length');
-  if (declared !== null && Number(declared) > limit) throw tooLarge(`The request body is ${declared} bytes; the limit is ${limit}.`, limit, options);
-  if (!request.body) return new Uint8Array(0);
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = request.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge(`The request body exceeds the limit of ${limit} bytes.`, limit, options);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks, size);
-}
-
 /** Bytes to a JSON object, or the 400 that says why not. Pure: no headers, no limit. */
 export function parseJsonObject(bytes: Uint8Array, options: Pick<JsonBodyOptions, 'subject' | 'example' | 'shape'>): Record<string, unknown> {
   let text: string;
@@ -121,14 +91,6 @@ export function parseJsonObject(bytes: Uint8Array, options: Pick<JsonBodyOptions
   return value as Record<string, unknown>;
 }
 
-/**
- * The request's body as a JSON object of at most `maxBytes` bytes, or the HttpError (415, 413,
- * 400) that says why not.
- */
-export async function readJsonBody(request: Request, maxBytes: number, options: JsonBodyOptions): Promise<Record<string, unknown>> {
-  checkJsonRepresentation(request.headers, options);
-  return parseJsonObject(await readBodyBytes(request, maxBytes, options), options);
-}
 
 /**
  * A body already read (an endpoint's `request.body`, within its route's limit) as a JSON object,

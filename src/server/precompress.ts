@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { brotliCompress, gzip } from 'node:zlib';
 import type { AstroIntegration } from 'astro';
+import { afterBuild } from '../lib/after-build.ts';
 import { strongEtag } from '../lib/http-validators.ts';
 import { brotliParams, isCompressible, type Coding } from './content-coding.ts';
 import { cacheControlFor, contentTypeOf, STATIC_MANIFEST_PATH, STATIC_MANIFEST_VERSION, VARIANT_SUFFIX, type StaticEntry, type StaticManifest } from './static-manifest.ts';
@@ -110,19 +111,10 @@ export async function precompress(clientDir: string, manifestPath: string, optio
 
 /** The Astro integration: precompress dist/client and write dist/server/static-manifest.json after every build. */
 export function staticManifestIntegration(options: PrecompressOptions = {}): AstroIntegration {
-  let outDir: URL | undefined;
-  return {
-    name: 'static-manifest',
-    hooks: {
-      'astro:config:done': ({ config }) => {
-        outDir = config.outDir;
-      },
-      'astro:build:done': async ({ dir, logger }) => {
-        const started = performance.now();
-        const manifestPath = fileURLToPath(new URL(STATIC_MANIFEST_PATH, outDir));
-        const result = await precompress(fileURLToPath(dir), manifestPath, options);
-        logger.info(`${result.files} files, ${result.variants} precompressed copies, manifest ${relative(process.cwd(), manifestPath)} in ${Math.round(performance.now() - started)} ms`);
-      },
-    },
-  };
+  return afterBuild('static-manifest', async ({ outDir, client }, logger) => {
+    const started = performance.now();
+    const manifestPath = fileURLToPath(new URL(STATIC_MANIFEST_PATH, outDir));
+    const result = await precompress(fileURLToPath(client), manifestPath, options);
+    logger.info(`${result.files} files, ${result.variants} precompressed copies, manifest ${relative(process.cwd(), manifestPath)} in ${Math.round(performance.now() - started)} ms`);
+  });
 }

@@ -27,7 +27,6 @@ export const CHAT_BODY: JsonBodyOptions = {
   subject: 'the conversation',
   example: '{"messages":[{"role":"user","content":"Hello"}]}',
   shape: 'a JSON object with a messages array',
-  sizeHint: 'leave out the oldest messages to fit',
 };
 
 /** One turn of the conversation. */
@@ -81,8 +80,8 @@ export function chatRequestFrom(body: Record<string, unknown>): ChatRequest {
 
 /**
  * A content type and body text to a ChatRequest, or the HttpError that says why not (for
- * callers that hold the text, such as the OpenAPI examples; the route reads the request with
- * `readJsonBody`). The same rules, minus the byte limit, which belongs to reading.
+ * callers that hold the text, such as the OpenAPI examples; the endpoint checks the body it was
+ * given with the same two steps). The same rules, minus the byte limit, which belongs to reading.
  */
 export function parseChatRequest(contentType: string | null, body: string): ChatRequest {
   checkJsonRepresentation(new Headers(contentType === null ? {} : { 'content-type': contentType }), CHAT_BODY);

@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import { HttpError, renderError, toHttpError } from '../../lib/http-error.ts';
 import type { Endpoint, PlainRequest, PlainResponse } from '../../lib/endpoint.ts';
 import { composeReply, CONTACT_PATH, replyChunks, retrieve, sourcesOf, type BuiltInReply } from './built-in-assistant.ts';
-import { checkJsonRepresentation, parseJsonObject } from '../../lib/json-body.ts';
+import { parseJsonBody } from '../../lib/json-body.ts';
 import { CHAT_BODY, chatRequestFrom, type ChatMessage } from './chat-request.ts';
 import { corsHeaders, preflightHeaders } from '../../lib/cors.ts';
 import type { AssistantIndex, SearchHit } from './assistant-index.ts';
@@ -84,8 +84,7 @@ async function answerChat(request: PlainRequest, deps: ChatDeps): Promise<PlainR
   const cors = corsHeaders({ origin: decision.origin, allowed: decision.allowed });
   try {
     if (!decision.allowed) throw originError(decision);
-    checkJsonRepresentation(request.headers, CHAT_BODY);
-    const chat = chatRequestFrom(parseJsonObject(request.body ?? new Uint8Array(0), CHAT_BODY));
+    const chat = chatRequestFrom(parseJsonBody(request.body ?? new Uint8Array(0), request.headers, CHAT_BODY));
     // Stopped by the client going away (the request's signal) or by the reader cancelling.
     const stop = new AbortController();
     const signal = AbortSignal.any([request.signal, stop.signal]);
