@@ -1,0 +1,209 @@
+import { z } from 'zod';
+import { describe, expect, it } from 'vitest';
+import {
+  CONTACT_LIMITS,
+  ContactPayload,
+  contactDelivery,
+  IdempotencyKey,
+  isHoneypotFilled,
+  parseContactPayload,
+  parseIdempotencyKey,
+  sameContent,
+  submissionContent,
+} from '../../../../src/features/contact/contact.ts';
+import { declaresForeignCharset, isJsonMediaType } from '../../../../src/lib/media-type.ts';
+import { PATHS } from '../../../../src/lib/paths.ts';
+import { routeOf } from '../../../../src/server/routes.ts';
+
+const valid = { name: 'Ada', work_email: 'ada@example.com', priority: 'standard' };
+
+describe('ContactPayload', () => {
+  it('accepts the three required fields alone', () => {
+    expect(parseContactPayload(valid)).toEqual({ ok: true, payload: valid });
+  });
+
+  it('trims every string before checking its bounds', () => {
+    const parsed = parseContactPayload({ name: `  ${'n'.repeat(200)}  `, work_email: '\tada@example.com\n', priority: 'high', message: ' hi ' });
+    expect(parsed).toMatchObject({ ok: true, payload: { name: 'n'.repeat(200), work_email: 'ada@example.com', message: 'hi' } });
+  });
+
+  it('drops unknown members instead of refusing them', () => {
+    expect(parseContactPayload({ ...valid, company: 'Acme', website: '' })).toEqual({ ok: true, payload: valid });
+  });
+
+  it.each([
+    ['name', 201],
+    ['job_title', 201],
+    ['message', 5001],
+  ])('refuses a %s of %i characters and takes one less', (field, length) => {
+    expect(parseContactPayload({ ...valid, [field]: 'x'.repeat(length) }).ok).toBe(false);
+    expect(parseContactPayload({ ...valid, [field]: 'x'.repeat(length - 1) }).ok).toBe(true);
+  });
+
+  it('takes a 254-character email address and refuses a 255-character one', () => {
+    const at254 = `${'a'.repeat(64)}@${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(57)}.com`;
+    expect(at254).toHaveLength(254);
+    expect(parseContactPayload({ ...valid, work_email: at254 }).ok).toBe(true);
+    expect(parseContactPayload({ ...valid, work_email: `a${at254}` })).toMatchObject({ ok: false, errors: [{ field: 'work_email' }] });
+  });
+
+  it('gives one error per field, in form order, with what is expected', () => {
+    const parsed = parseContactPayload({ priority: 'asap', work_email: 'x'.repeat(300), name: 7 });
+    expect(parsed).toMatchInlineSnapshot(`
+      {
+        "errors": [
+          {
+            "expected": "text of 1 to 200 characters",
+            "field": "name",
+            "message": "Name must be text, not a number.",
+          },
+          {
+            "expected": "an email address such as ada@example.com, at most 254 characters",
+            "field": "work_email",
+            "message": "Work email is too long: 300 characters, at most 254 allowed.",
+          },
+          {
+            "expected": "one of "high", "standard", "message"",
+            "field": "priority",
+            "message": "Priority must be one of high, standard, message.",
+          },
+        ],
+        "ok": false,
+      }
+    `);
+  });
+
+  it('publishes the bounds in its JSON Schema, for the OpenAPI document', () => {
+    const schema = z.toJSONSchema(ContactPayload) as { properties: Record<string, Record<string, unknown>>; required: string[] };
+    expect(schema.required).toEqual(['name', 'work_email', 'priority']);
+    expect(schema.properties['name']).toMatchObject({ minLength: 1, maxLength: 200 });
+    expect(schema.properties['work_email']).toMatchObject({ format: 'email', maxLength: 254 });
+    expect(schema.properties['priority']).toMatchObject({ enum: ['high', 'standard', 'message'] });
+    expect(schema.properties['message']).toMatchObject({ maxLength: 5000 });
+  });
+});
+
+describe('CONTACT_LIMITS', () => {
+  it('documents the byte limit the route table enforces', () => {
+    expect(CONTACT_LIMITS.bodyBytes).toBe(routeOf(PATHS.contact).bodyLimit);
+  });
+});
+
+describe('ContactPayload as published', () => {
+  type StringSchema = { pattern?: string; allOf?: Array<{ pattern?: string }>; minLength?: number; maxLength?: number; format?: string; description?: string };
+  const published = (z.toJSONSchema(ContactPayload) as { properties: Record<string, StringSchema> }).properties;
+  /** Does a value satisfy what the document says (lengths and every pattern, ECMA-262 with `u`)? */
+  const documentAccepts = (schema: StringSchema, value: string) =>
+    value.length >= (schema.minLength ?? 0) &&
+    value.length <= (schema.maxLength ?? Infinity) &&
+    [schema.pattern, ...(schema.allOf ?? []).map((part) => part.pattern)].every((pattern) => pattern === undefined || new RegExp(pattern, 'u').test(value));
+  const samples = ['', ' ', ' \t\n ', 'a', ' Ada ', 'Ada\u0000', 'Ada \ud800', '\udfffAda', 'Ada \u{1F600}'];
+
+  it.each(['name', 'job_title', 'message'])('says exactly which %s values the server takes', (field) => {
+    for (const value of samples) {
+      const server = parseContactPayload({ ...valid, [field]: value }).ok;
+      expect([value, documentAccepts(published[field]!, value)]).toEqual([value, server]);
+    }
+  });
+
+  it('publishes "not blank" as a pattern, so "  " is refused by the document as by the server', () => {
+    expect(published['name']).toMatchObject({ minLength: 1, allOf: expect.arrayContaining([{ pattern: '\\S' }]) });
+    expect(parseContactPayload({ ...valid, name: '  ' })).toMatchObject({ ok: false, errors: [{ field: 'name', message: 'Name is required.' }] });
+  });
+
+  it('documents that the email is trimmed, since the address pattern alone would refuse surrounding spaces', () => {
+    expect(documentAccepts(published['work_email']!, ' ada@example.com ')).toBe(false);
+    expect(parseContactPayload({ ...valid, work_email: ' ada@example.com ' })).toMatchObject({ ok: true, payload: { work_email: 'ada@example.com' } });
+    expect(published['work_email']!.description).toContain('Surrounding white space is removed before the address is checked and stored');
+  });
+});
+
+describe('honeypot', () => {
+  it.each([
+    [{}, false],
+    [{ website: '' }, false],
+    [{ website: '   ' }, false],
+    [{ website: null }, false],
+    [{ website: 'http://spam.example' }, true],
+    [{ website: 0 }, true],
+    [{ website: false }, true],
+    [{ website: [] }, true],
+  ])('%j is filled: %s', (body, filled) => {
+    expect(isHoneypotFilled(body)).toBe(filled);
+  });
+});
+
+describe('content type', () => {
+  it.each([
+    ['application/json', true],
+    ['application/json; charset=utf-8', true],
+    ['APPLICATION/JSON ;charset=UTF-8', true],
+    ['application/problem+json', true],
+    ['application/vnd.api+json', true],
+    ['text/json', false],
+    ['text/plain', false],
+    ['application/jsonx', false],
+    ['application/x-www-form-urlencoded', false],
+    ['', false],
+  ])('%j is JSON: %s', (type, expected) => {
+    expect(isJsonMediaType(type)).toBe(expected);
+  });
+
+  it('notices a declared charset other than UTF-8', () => {
+    expect(declaresForeignCharset('application/json; charset=iso-8859-1')).toBe(true);
+    expect(declaresForeignCharset('application/json; charset="latin1"')).toBe(true);
+    expect(declaresForeignCharset('application/json; charset=utf-16')).toBe(true);
+    expect(declaresForeignCharset('application/json; charset=')).toBe(true);
+    expect(declaresForeignCharset('application/json; charset=UTF-8')).toBe(false);
+    expect(declaresForeignCharset('application/json; charset=utf8')).toBe(false);
+    expect(declaresForeignCharset('application/json')).toBe(false);
+    expect(declaresForeignCharset(null)).toBe(false);
+  });
+});
+
+describe('Idempotency-Key header', () => {
+  it('is optional', () => {
+    expect(parseIdempotencyKey(null)).toEqual({ ok: true, key: undefined });
+  });
+
+  it('takes a bare or a quoted (structured-field string) key', () => {
+    expect(parseIdempotencyKey('8e03978e-40d5-43e8-bc93-6894a57f9324')).toEqual({ ok: true, key: '8e03978e-40d5-43e8-bc93-6894a57f9324' });
+    expect(parseIdempotencyKey('"8e03978e"')).toEqual({ ok: true, key: '8e03978e' });
+  });
+
+  it.each([[''], ['""'], ['   '], ['k'.repeat(256)], ['caf\u00e9'], ['a\u0001b']])('refuses %j', (header) => {
+    expect(parseIdempotencyKey(header)).toMatchObject({ ok: false, error: { field: 'Idempotency-Key' } });
+  });
+
+  it('publishes the rule it enforces as the IdempotencyKey schema', () => {
+    const schema = z.toJSONSchema(IdempotencyKey) as { pattern: string; minLength: number; maxLength: number };
+    expect(schema).toMatchObject({ minLength: 1, maxLength: 255 });
+    for (const key of ['', ' ', 'a', 'a b', ' a', 'a ', 'k'.repeat(255), 'k'.repeat(256), 'caf\u00e9', 'a\u0001b', '8e03978e-40d5-43e8-bc93-6894a57f9324']) {
+      const documented = key.length >= schema.minLength && key.length <= schema.maxLength && new RegExp(schema.pattern, 'u').test(key);
+      expect([key, documented]).toEqual([key, IdempotencyKey.safeParse(key).success]);
+    }
+  });
+});
+
+describe('stored content', () => {
+  it('stores blank optional fields as null and compares retries field by field', () => {
+    const a = submissionContent({ name: 'Ada', work_email: 'ada@example.com', priority: 'high', job_title: '' });
+    expect(a).toEqual({ name: 'Ada', job_title: null, work_email: 'ada@example.com', priority: 'high', message: null });
+    expect(sameContent(a, { ...a })).toBe(true);
+    expect(sameContent(a, { ...a, message: 'hi' })).toBe(false);
+  });
+
+  it('describes a submission to the webhook with an RFC 3339 time', () => {
+    const delivery = contactDelivery({ id: 7, created_at: Date.UTC(2025, 0, 2, 3, 4, 5), name: 'Ada', job_title: null, work_email: 'ada@example.com', priority: 'message', message: null });
+    expect(delivery).toEqual({
+      type: 'contact_submission',
+      id: 7,
+      submitted_at: '2025-01-02T03:04:05.000Z',
+      name: 'Ada',
+      job_title: null,
+      work_email: 'ada@example.com',
+      priority: 'message',
+      message: null,
+    });
+  });
+});
