@@ -5,7 +5,7 @@
 # service's target. .dockerignore keeps node_modules, dist, data (contact PII) and .git out of the
 # context, so `COPY . .` cannot replace the freshly installed node_modules.
 # `node scripts/image-smoke.ts` performs the runtime stage's steps without Docker, and
-# test/unit/deploy/containers.test.ts checks this file, compose.yaml and .dockerignore agree.
+# test/unit/Dockerfile.test.ts checks this file, compose.yaml and .dockerignore agree.
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./

@@ -1,6 +1,6 @@
 /**
  * A receiver for the contact outbox's signed webhooks: docs/operators.md ("Signed webhooks") shows
- * the code below this comment, and test/integration/contact-webhook-receiver.test.ts runs this
+ * the code below this comment, and test/integration/examples/webhook-receiver.test.ts runs this
  * file against the real outbox and checks that the guide still shows it as it is here.
  *
  *   CONTACT_WEBHOOK_SECRET=whsec_... PORT=8787 node examples/webhook-receiver.ts

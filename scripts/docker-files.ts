@@ -1,7 +1,7 @@
 /**
  * Just enough of Docker's file formats to check them without Docker (which cannot run on this
  * project's CI machine): the stages of a Dockerfile and the patterns of a .dockerignore.
- * Used by scripts/image-smoke.ts and test/unit/deploy/containers.test.ts. Pure: no I/O.
+ * Used by scripts/image-smoke.ts and test/unit/Dockerfile.test.ts. Pure: no I/O.
  *
  * Dockerfile reference: https://docs.docker.com/reference/dockerfile/ . Line continuations
  * (a trailing backslash) are joined and `#` comment lines dropped; parser directives, heredocs

@@ -5,7 +5,7 @@
  * is one of 200, 400, 413 or 415, never a 5xx, every error body is a problem (RFC 9457: title,
  * status, code) in application/problem+json, and the server keeps answering afterwards.
  *
- * The handler-level twin (test/integration/contact-property.test.ts) covers the same ground with
+ * The handler-level twin (test/integration/features/contact/contact.endpoint.property.test.ts) covers the same ground with
  * more runs; this one adds the edge in front of it (body reading and limits, rate limiting,
  * headers) and the process staying up.
  */

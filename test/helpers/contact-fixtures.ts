@@ -91,7 +91,7 @@ export function contactRequest(
 
 /**
  * `POST /api/contact` through its endpoint, the body read within the route's 32 KiB
- * (src/server/routes.ts; test/unit/contact/contact.test.ts keeps CONTACT_LIMITS.bodyBytes equal
+ * (src/server/routes.ts; test/unit/features/contact/contact.test.ts keeps CONTACT_LIMITS.bodyBytes equal
  * to it) and the deadline callEndpoint's unless `limits` says otherwise.
  */
 export function callContact(request: Request, deps: ContactDeps, limits: Partial<EndpointLimits> = {}): Promise<Response> {

@@ -1,6 +1,6 @@
 /**
  * The Dockerfile, compose.yaml and .dockerignore checked on their text, since Docker cannot run
- * on this project's CI machine (scripts/image-smoke.ts, run by test/integration/image-smoke.test.ts,
+ * on this project's CI machine (scripts/image-smoke.ts, run by test/integration/scripts/image-smoke.test.ts,
  * performs the stages themselves). compose.yaml is read with `yaml` (Compose files are YAML 1.2,
  * anchors and aliases included), which Astro's Vite already brings.
  */

@@ -3,7 +3,7 @@
  * what it returns is what the database holds, and it lives within the server's limits: paced
  * before being refused, backing off when refused anyway, stopping when the daily quota is spent,
  * and revalidating what it keeps with conditional requests that spend no daily quota. A restated
- * day seen through that cache: client-restatement.test.ts.
+ * day seen through that cache: data-client.restatement.test.ts.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fetchDailyStats, getDailyStats, DailyQuotaExceededError, type FetchLike, type StoredAnswer, type WaitNotice } from '../../../src/client/data-client.ts';

@@ -1,7 +1,7 @@
 /**
  * getDailyStats against a fake fetch: request planning, the error family, retries, caching and
  * cancellation, without a network. The same paths against the real server are in
- * test/integration/client.test.ts.
+ * test/integration/client/data-client.test.ts.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';

@@ -1,7 +1,7 @@
 /**
  * runCli (jobs/cli/run-cli.ts), the frame of every command, in process: flags, help, exit codes,
  * the configuration and the database it opens and closes. Spawned commands are in
- * cli-commands.test.ts.
+ * run-cli.commands.test.ts.
  */
 import { existsSync } from 'node:fs';
 import { Writable } from 'node:stream';

@@ -1,6 +1,6 @@
 /**
  * Cross-check against an independent reading of sellers.json 1.0: the JSON Schema published by
- * Philo Inc. (MIT), copied unchanged with its licence into ./third-party/. Both the editors' file and
+ * Philo Inc. (MIT), copied unchanged with its licence into test/fixtures/sellers-json-schema/. Both the editors' file and
  * the bytes we serve must pass it. It is weaker than our rules in known ways (see its README);
  * the last test pins one such gap so the reason our own rules exist stays visible.
  */

@@ -1,4 +1,4 @@
-/** The command's pure parts: exit codes, messages, output formats, its help. Its flags are tested by running the program, in test/integration/client-cli.test.ts. */
+/** The command's pure parts: exit codes, messages, output formats, its help. Its flags are tested by running the program, in test/integration/jobs/cli/data-fetch.test.ts. */
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_BASE_URL, describeFailure, describeRestated, describeSettlement, exitCodeFor, formatRecords, USAGE } from '../../../../jobs/cli/data-fetch.ts';
