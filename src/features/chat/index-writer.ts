@@ -51,7 +51,7 @@ const BM25 = { k: 1.2, b: 0.7, d: 0.5 };
  * articles mention a word in their text, a title or subheading that holds it weighs more, and
  * at 600 to 3,000 such articles the article announcing sellers.json overtook the help page on
  * "What is sellers.json?" at 1.15 (not at 1.5); the site's own questions keep their answers
- * (test/unit/chat). Counting rarity over whole passages instead (BM25F) was tried: with the
+ * (test/unit/features/chat). Counting rarity over whole passages instead (BM25F) was tried: with the
  * bench's 5,000 generated articles, which all hold the same words, every such word's weight
  * fell to nearly nothing and the generated articles, matching more of them, came first.
  */
