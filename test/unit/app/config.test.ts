@@ -5,18 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { devServerOptions, siteOrigin } from '../../../src/app/astro-env.ts';
 import { ConfigError, isLoopbackHost, loadConfig } from '../../../src/app/config.ts';
 import { prepareDatabaseLocation } from '../../../src/app/database-location.ts';
+import { configProblems } from '../../helpers/config.ts';
 
 const SECRET = 's3cr3t-pw';
-
-function problemsOf(env: Record<string, string>): string[] {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
-}
 
 describe('loadConfig', () => {
   it('gives the documented defaults for an empty environment', () => {
@@ -36,7 +27,7 @@ describe('loadConfig', () => {
   });
 
   it('names each bad variable and what it expects', () => {
-    expect(problemsOf({ PORT: 'eighty', REDIS_URL: 'http://x', RATE_LIMIT_CHAT_DAY: '-3', CHAT_ALLOW_NO_ORIGIN: 'maybe' })).toMatchInlineSnapshot(`
+    expect(configProblems({ PORT: 'eighty', REDIS_URL: 'http://x', RATE_LIMIT_CHAT_DAY: '-3', CHAT_ALLOW_NO_ORIGIN: 'maybe' })).toMatchInlineSnapshot(`
       [
         "PORT: must be a port number (got "eighty")",
         "REDIS_URL: must be a redis:// or rediss:// URL (got "http://x")",
@@ -47,25 +38,25 @@ describe('loadConfig', () => {
   });
 
   it('refuses TRUST_PROXY=true because it would let clients spoof their address', () => {
-    expect(problemsOf({ TRUST_PROXY: 'true' })[0]).toMatch(/^TRUST_PROXY: use a hop count/);
+    expect(configProblems({ TRUST_PROXY: 'true' })[0]).toMatch(/^TRUST_PROXY: use a hop count/);
   });
 
   it('parses TRUST_PROXY as a hop count or a list of proxies', () => {
     expect(loadConfig({ TRUST_PROXY: '2' }).TRUST_PROXY).toEqual({ kind: 'hops', hops: 2 });
     expect(loadConfig({ TRUST_PROXY: '127.0.0.1, 10.0.0.0/8' }).TRUST_PROXY).toEqual({ kind: 'list', cidrs: ['127.0.0.1', '10.0.0.0/8'] });
-    expect(problemsOf({ TRUST_PROXY: 'proxy.example' })[0]).toContain('is not an IP address or CIDR');
+    expect(configProblems({ TRUST_PROXY: 'proxy.example' })[0]).toContain('is not an IP address or CIDR');
   });
 
   it('derives allowed origins from SITE_URL, and takes an explicit list as origins', () => {
     expect(loadConfig({ SITE_URL: 'https://ads.example.com/' }).ALLOWED_ORIGINS).toEqual(['https://ads.example.com']);
     expect(loadConfig({ ALLOWED_ORIGINS: 'https://a.example, https://b.example/, https://a.example' }).ALLOWED_ORIGINS).toEqual(['https://a.example', 'https://b.example']);
-    expect(problemsOf({ ALLOWED_ORIGINS: 'a.example' })[0]).toMatch(/^ALLOWED_ORIGINS: "a.example" is not an http\(s\) origin/);
+    expect(configProblems({ ALLOWED_ORIGINS: 'a.example' })[0]).toMatch(/^ALLOWED_ORIGINS: "a.example" is not an http\(s\) origin/);
   });
 
   it('refuses an allowed origin with a path, query, fragment or credentials, and empty items', () => {
     expect(
       ['https://b.example/path', 'https://b.example?x=1', 'https://b.example#top', `https://user:${SECRET}@b.example`, 'ftp://b.example', '*', 'https://a.example,,https://b.example', 'https://a.example,'].map(
-        (value) => problemsOf({ ALLOWED_ORIGINS: value })[0],
+        (value) => configProblems({ ALLOWED_ORIGINS: value })[0],
       ),
     ).toMatchInlineSnapshot(`
       [
@@ -82,7 +73,7 @@ describe('loadConfig', () => {
   });
 
   it('refuses TRUST_PROXY items ipaddr.js cannot read, naming the item', () => {
-    expect(['127.0.0.1/33', '127.0.0.256', '10.0.0.0/8/8', '127.1', 'fe80::1%eth0', '2001:db8::/129', '10.0.0.0/8,,192.0.2.1', '33'].map((value) => problemsOf({ TRUST_PROXY: value })[0])).toMatchInlineSnapshot(`
+    expect(['127.0.0.1/33', '127.0.0.256', '10.0.0.0/8/8', '127.1', 'fe80::1%eth0', '2001:db8::/129', '10.0.0.0/8,,192.0.2.1', '33'].map((value) => configProblems({ TRUST_PROXY: value })[0])).toMatchInlineSnapshot(`
       [
         "TRUST_PROXY: "127.0.0.1/33" has a prefix length outside 0-32",
         "TRUST_PROXY: "127.0.0.256" is not an IP address or CIDR range",
@@ -98,19 +89,19 @@ describe('loadConfig', () => {
 
   it('refuses TRUST_PROXY ranges that trust every address, like true', () => {
     for (const value of ['0.0.0.0/0', '::/0', '::ffff:0.0.0.0/96', '10.0.0.0/8, 0.0.0.0/0']) {
-      expect(problemsOf({ TRUST_PROXY: value })[0]).toMatch(/^TRUST_PROXY: ".+" trusts every (IPv4 )?address, so any client could choose its own rate-limit key/);
+      expect(configProblems({ TRUST_PROXY: value })[0]).toMatch(/^TRUST_PROXY: ".+" trusts every (IPv4 )?address, so any client could choose its own rate-limit key/);
     }
   });
 
   it('refuses a TRUST_PROXY range with host bits set, suggesting both readings', () => {
-    expect(problemsOf({ TRUST_PROXY: '10.0.0.1/8' })).toEqual(['TRUST_PROXY: "10.0.0.1/8" has host bits set: write 10.0.0.0/8 for the network or 10.0.0.1/32 for one address']);
+    expect(configProblems({ TRUST_PROXY: '10.0.0.1/8' })).toEqual(['TRUST_PROXY: "10.0.0.1/8" has host bits set: write 10.0.0.0/8 for the network or 10.0.0.1/32 for one address']);
   });
 
   it('accepts the DATABASE_URL forms create-db understands, and refuses other schemes', () => {
     for (const value of ['./data/site.db', '/srv/site.db', 'file:./site.db', 'file:///srv/site.db', ':memory:', 'postgres://u:p@h/db', 'postgresql://h/db']) {
       expect(loadConfig({ DATABASE_URL: value }).DATABASE_URL).toBe(value);
     }
-    expect(['mysql://u@h/db', 'http://h/db', 'postgres:h/db', 'file://remote.example/site.db'].map((value) => problemsOf({ DATABASE_URL: value })[0])).toMatchInlineSnapshot(`
+    expect(['mysql://u@h/db', 'http://h/db', 'postgres:h/db', 'file://remote.example/site.db'].map((value) => configProblems({ DATABASE_URL: value })[0])).toMatchInlineSnapshot(`
       [
         "DATABASE_URL: must be a SQLite file path, a file: URL or a postgres:// URL; the scheme "mysql:" is not supported (got "mysql://***@h/db")",
         "DATABASE_URL: must be a SQLite file path, a file: URL or a postgres:// URL; the scheme "http:" is not supported (got "http://h/db")",
@@ -121,12 +112,12 @@ describe('loadConfig', () => {
   });
 
   it('refuses credentials in LLM_BASE_URL and CONTACT_WEBHOOK_URL', () => {
-    expect(problemsOf({ LLM_BASE_URL: `https://user:${SECRET}@api.example/v1`, LLM_MODEL: 'm' })).toMatchInlineSnapshot(`
+    expect(configProblems({ LLM_BASE_URL: `https://user:${SECRET}@api.example/v1`, LLM_MODEL: 'm' })).toMatchInlineSnapshot(`
       [
         "LLM_BASE_URL: must not carry credentials (user:password@): put the key in LLM_API_KEY (got "https://user:***@api.example/v1")",
       ]
     `);
-    expect(problemsOf({ CONTACT_WEBHOOK_URL: `https://user:${SECRET}@hooks.example/in` })).toMatchInlineSnapshot(`
+    expect(configProblems({ CONTACT_WEBHOOK_URL: `https://user:${SECRET}@hooks.example/in` })).toMatchInlineSnapshot(`
       [
         "CONTACT_WEBHOOK_URL: must not carry credentials (user:password@): fetch refuses them, and the delivery error stored with each submission would repeat the URL; use a secret path or query token instead (got "https://user:***@hooks.example/in")",
       ]
@@ -134,7 +125,7 @@ describe('loadConfig', () => {
   });
 
   it('refuses a plain-http LLM_BASE_URL unless its host is loopback', () => {
-    expect(problemsOf({ LLM_BASE_URL: 'http://llm.example/v1', LLM_MODEL: 'm' })[0]).toMatch(/^LLM_BASE_URL: must be https unless the host is loopback/);
+    expect(configProblems({ LLM_BASE_URL: 'http://llm.example/v1', LLM_MODEL: 'm' })[0]).toMatch(/^LLM_BASE_URL: must be https unless the host is loopback/);
     for (const host of ['localhost', '127.0.0.1', '127.8.9.10', '[::1]']) {
       expect(loadConfig({ LLM_BASE_URL: `http://${host}:11434/v1`, LLM_MODEL: 'm' }).LLM_BASE_URL).toBe(`http://${host}:11434/v1`);
     }
@@ -163,7 +154,7 @@ describe('loadConfig', () => {
     expect(message).not.toContain(SECRET);
     for (const name of ['DATABASE_URL', 'REDIS_URL', 'LLM_BASE_URL', 'CONTACT_WEBHOOK_URL', 'ALLOWED_ORIGINS', 'SITE_URL']) expect(message).toContain(`${name}: `);
     // LLM_API_KEY alone is valid; with no LLM_BASE_URL the pairing rule speaks, without the key.
-    expect(problemsOf({ LLM_API_KEY: SECRET, LLM_MODEL: 'm' }).join()).not.toContain(SECRET);
+    expect(configProblems({ LLM_API_KEY: SECRET, LLM_MODEL: 'm' }).join()).not.toContain(SECRET);
   });
 
   it('turns the contact proof of work on with a key of at least 32 characters, and never echoes a short one', () => {
@@ -172,13 +163,13 @@ describe('loadConfig', () => {
     expect(loadConfig({ CONTACT_ALTCHA_HMAC_KEY: key }).CONTACT_ALTCHA_HMAC_KEY).toBe(key);
     const short = 'short-secret-value';
     expect(() => loadConfig({ CONTACT_ALTCHA_HMAC_KEY: short })).toThrow(ConfigError);
-    const message = problemsOf({ CONTACT_ALTCHA_HMAC_KEY: short }).join();
+    const message = configProblems({ CONTACT_ALTCHA_HMAC_KEY: short }).join();
     expect(message).toContain('CONTACT_ALTCHA_HMAC_KEY: must be at least 32 characters');
     expect(message).not.toContain(short);
   });
 
   it('requires LLM_BASE_URL and LLM_MODEL together', () => {
-    expect(problemsOf({ LLM_BASE_URL: 'http://127.0.0.1:11434/v1' })[0]).toContain('set both');
+    expect(configProblems({ LLM_BASE_URL: 'http://127.0.0.1:11434/v1' })[0]).toContain('set both');
     expect(loadConfig({ LLM_BASE_URL: 'http://127.0.0.1:11434/v1', LLM_MODEL: 'llama3' }).LLM_MODEL).toBe('llama3');
   });
 });

@@ -1,15 +1,26 @@
 import { describe, expect, it } from 'vitest';
 import { recentCheck } from '../../../src/lib/probes.ts';
 
-/** A check that counts its runs and settles when told. */
+/** A check that counts its runs and ends when told. */
 function controlled() {
   const runs: Array<{ resolve: () => void; reject: (error: Error) => void }> = [];
   const check = () => new Promise<void>((resolve, reject) => void runs.push({ resolve, reject }));
   return { runs, check };
 }
 
+
 const settled = (promise: Promise<void>) => promise.then(() => 'ready', (error: Error) => `failed: ${error.message}`);
 const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+/** A recent check on a clock the test moves, its first run already started. */
+async function startedOnAClock() {
+  const clock = { now: 0 };
+  const { runs, check } = controlled();
+  const ready = recentCheck(check, 1_000, () => clock.now);
+  const first = settled(ready());
+  await turn();
+  return { clock, runs, ready, first };
+}
 
 describe('readiness from a recent result', () => {
   it('runs one check at a time however many probes arrive while it runs', async () => {
@@ -23,26 +34,22 @@ describe('readiness from a recent result', () => {
   });
 
   it('answers from the last result for a second, then checks again', async () => {
-    let clock = 0;
-    const { runs, check } = controlled();
-    const ready = recentCheck(check, 1_000, () => clock);
-    const first = settled(ready());
-    await turn();
+    const { clock, runs, ready, first } = await startedOnAClock();
     runs[0]!.resolve();
     expect(await first).toBe('ready');
-    clock = 999;
+    clock.now = 999;
     expect(await settled(ready())).toBe('ready');
     expect(runs).toHaveLength(1);
-    clock = 1_000;
+    clock.now = 1_000;
     const second = settled(ready());
     await turn();
     expect(runs).toHaveLength(2);
     runs[1]!.reject(new Error('database gone'));
     expect(await second).toBe('failed: database gone');
     // A failure is remembered the same way, and replaced by the next check's result.
-    clock = 1_500;
+    clock.now = 1_500;
     expect(await settled(ready())).toBe('failed: database gone');
-    clock = 2_000;
+    clock.now = 2_000;
     const third = settled(ready());
     await turn();
     runs[2]!.resolve();
@@ -51,15 +58,11 @@ describe('readiness from a recent result', () => {
   });
 
   it('counts the age from when the result came in, not from when the check started', async () => {
-    let clock = 0;
-    const { runs, check } = controlled();
-    const ready = recentCheck(check, 1_000, () => clock);
-    const first = settled(ready());
-    await turn();
-    clock = 5_000; // a slow check
+    const { clock, runs, ready, first } = await startedOnAClock();
+    clock.now = 5_000; // a slow check
     runs[0]!.resolve();
     await first;
-    clock = 5_900;
+    clock.now = 5_900;
     await settled(ready());
     expect(runs).toHaveLength(1);
   });

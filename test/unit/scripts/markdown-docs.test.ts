@@ -130,16 +130,14 @@ describe('linkProblems', () => {
 
 describe('bannerRedirects', () => {
   it('finds `npm run` without -s sending stdout to a file, in sh blocks and inline code, and nothing else', () => {
-    const markdown = [
-      `${fence}sh`,
-      'npm run fleet:nginx -- --upstream a:1 > nginx.conf',
-      'npm run -s data:fetch -- --from D --to D > stats.csv',
-      'npm run --silent contact:export > contacts.csv',
-      'npm run build 2> build.log',
-      'npm run demo',
-      fence,
-      'Render it with `npm run contact:export -- --bom > contacts.csv` or `npm run -s api-keys -- list > keys.txt`.',
-    ].join('\n');
+    const markdown = `${fence}sh
+npm run fleet:nginx -- --upstream a:1 > nginx.conf
+npm run -s data:fetch -- --from D --to D > stats.csv
+npm run --silent contact:export > contacts.csv
+npm run build 2> build.log
+npm run demo
+${fence}
+Render it with \`npm run contact:export -- --bom > contacts.csv\` or \`npm run -s api-keys -- list > keys.txt\`.`;
     expect(bannerRedirects(markdown, 'docs/x.md')).toEqual([
       { file: 'docs/x.md', line: 2, command: 'npm run fleet:nginx -- --upstream a:1 > nginx.conf' },
       { file: 'docs/x.md', line: 8, command: 'npm run contact:export -- --bom > contacts.csv' },

@@ -5,25 +5,16 @@
  * carry as `requestBodyValues`).
  */
 import { Writable } from 'node:stream';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { secretValues } from '../../../../src/app/config.ts';
 import { createLogger } from '../../../../src/server/log.ts';
-import { startFakeLlm, type FakeLlm } from '../../../fixtures/fake-llm.ts';
+import { useFakeLlm } from '../../../fixtures/fake-llm.ts';
 import { ask, callChat, chatDeps, chatRequest, chatServices, readChunks } from '../../../helpers/chat-harness.ts';
 
 const KEY = 'sk-live-7Hq2ZrX9mN4pL8wK3vB6yT1c';
 const VISITOR = 'My name is Ada Lovelace and my phone is +44 20 7946 0958: what is sellers.json?';
 
-let llm: FakeLlm;
-beforeAll(async () => {
-  llm = await startFakeLlm();
-});
-afterAll(async () => {
-  await llm?.close();
-});
-beforeEach(() => {
-  llm.requests.length = 0;
-});
+const llm = useFakeLlm();
 
 /** Services whose production logger writes into `text` (every line, debug and up). */
 function logged(env: Record<string, string> = {}) {

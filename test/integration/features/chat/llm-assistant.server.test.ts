@@ -1,21 +1,12 @@
 import { pino } from 'pino';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { composeReply, retrieve, sourcesOf } from '../../../../src/features/chat/built-in-assistant.ts';
 import { LLM_BOUNDS } from '../../../../src/features/chat/llm-assistant.server.ts';
 import { parseSourcesLink } from '../../../../src/features/chat/sources.ts';
-import { startFakeLlm, type FakeLlm } from '../../../fixtures/fake-llm.ts';
+import { useFakeLlm } from '../../../fixtures/fake-llm.ts';
 import { ask, callChat, chatDeps, chatRequest, chatServices, loggedChatServices, readChunks, SITE, siteAssistantIndex } from '../../../helpers/chat-harness.ts';
 
-let llm: FakeLlm;
-beforeAll(async () => {
-  llm = await startFakeLlm();
-});
-afterAll(async () => {
-  await llm?.close();
-});
-beforeEach(() => {
-  llm.requests.length = 0;
-});
+const llm = useFakeLlm();
 
 const TIMEOUT_MS = 300;
 const services = () => chatServices({ LLM_BASE_URL: llm.baseUrl, LLM_MODEL: 'fake-model', LLM_API_KEY: 'test-key', LLM_TIMEOUT_MS: String(TIMEOUT_MS) });

@@ -73,18 +73,16 @@ function mentioningArticles(count: number): NewsDoc[] {
  * which hold the words of the bench's questions (auction, seller, transparency, data API).
  */
 function repeatedArticles(count: number): NewsDoc[] {
-  const body = [
-    'This article was generated to measure how the build scales with the news archive.',
-    '',
-    '## A section',
-    '',
-    'Auction volumes, seller transparency and the data API are the usual subjects. Here is a list:',
-    '',
-    '- one item with **bold** text',
-    '- another with a [link](/news/)',
-    '',
-    'The last paragraph closes the article with a sentence or two about what comes next.',
-  ].join('\n');
+  const body = `This article was generated to measure how the build scales with the news archive.
+
+## A section
+
+Auction volumes, seller transparency and the data API are the usual subjects. Here is a list:
+
+- one item with **bold** text
+- another with a [link](/news/)
+
+The last paragraph closes the article with a sentence or two about what comes next.`;
   return Array.from({ length: count }, (_, n) => ({
     id: `bench-article-${n}`,
     heading: `Benchmark article number ${n}`,

@@ -103,16 +103,7 @@ describe('waiting after a 429', () => {
   });
 
   it('describes a wait in the largest whole unit, rounded up', () => {
-    expect([1, 45, 60, 61, 1200, 3600, 3601, 86_400].map(describeWait)).toEqual([
-      '1 second',
-      '45 seconds',
-      '1 minute',
-      '2 minutes',
-      '20 minutes',
-      '1 hour',
-      '2 hours',
-      '24 hours',
-    ]);
+    expect([1, 45, 60, 61, 1200, 3600, 3601, 86_400].map(describeWait)).toEqual(['1 second', '45 seconds', '1 minute', '2 minutes', '20 minutes', '1 hour', '2 hours', '24 hours']);
   });
 });
 

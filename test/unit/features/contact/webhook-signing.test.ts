@@ -2,22 +2,13 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { createOpenApiDocument } from '../../../../src/api-docs/document.ts';
-import { ConfigError, loadConfig } from '../../../../src/app/config.ts';
+import { loadConfig } from '../../../../src/app/config.ts';
 import { ContactDelivery } from '../../../../src/features/contact/contact.ts';
 import { webhookId, webhookSigner, WebhookSecret } from '../../../../src/features/contact/webhook-signing.ts';
+import { configProblems } from '../../../helpers/config.ts';
 
 const secretOf = (bytes: number) => `whsec_${randomBytes(bytes).toString('base64')}`;
 const SECRET = secretOf(32);
-
-function configProblems(env: Record<string, string>): string[] {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  return [];
-}
 
 describe('CONTACT_WEBHOOK_SECRET', () => {
   it.each([24, 32, 64])('accepts whsec_ and the base64 of %i random bytes', (bytes) => {

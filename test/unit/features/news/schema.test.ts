@@ -199,14 +199,10 @@ describe('NewsFrontmatter', () => {
   });
 
   it.each([
-    ['subheadng', 'subheading'],
-    ['Subheding', 'subheading'],
-    ['created', 'createdAt'],
-    ['created_at', 'createdAt'],
-    ['imageWidht', 'imageWidth'],
-    ['imgUrl', 'imageUrl'],
-    ['lnk', 'link'],
-    ['drafts', 'draft'],
+    ['subheadng', 'subheading'], ['Subheding', 'subheading'],
+    ['created', 'createdAt'], ['created_at', 'createdAt'],
+    ['imageWidht', 'imageWidth'], ['imgUrl', 'imageUrl'],
+    ['lnk', 'link'], ['drafts', 'draft'],
   ])('suggests for %j the field %j', (key, field) => {
     expect(suggestField(key)).toBe(field);
   });
