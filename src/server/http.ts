@@ -6,7 +6,7 @@
  */
 import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { corsHeaders, EXPOSED_HEADERS } from '../lib/cors.ts';
-import type { Endpoint, HeaderReader } from '../lib/endpoint.ts';
+import type { Endpoint, HeaderReader, PlainRequest } from '../lib/endpoint.ts';
 import { HttpError, toHttpError } from '../lib/http-error.ts';
 import { answerProbe, requestIdOf } from '../lib/probes.ts';
 import { ClientAbortedError, readBody } from './body.ts';
@@ -41,6 +41,23 @@ function headerReader(headers: IncomingHttpHeaders): HeaderReader {
       return Array.isArray(value) ? value.join(', ') : value;
     },
   };
+}
+
+/**
+ * Aborts when the client goes away before its answer is finished. Made only when an endpoint
+ * reads `signal` (the chat reply does; the data and contact endpoints do not): an AbortController
+ * and a close listener per request were garbage every cached-miss data request paid for.
+ */
+function whenGone(res: ServerResponse): AbortSignal {
+  const gone = new AbortController();
+  if (res.closed) {
+    if (!res.writableFinished) gone.abort();
+  } else {
+    res.once('close', () => {
+      if (!res.writableFinished) gone.abort();
+    });
+  }
+  return gone.signal;
 }
 
 const hasBody = (method: string) => method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS';
@@ -131,13 +148,18 @@ async function admit({ deps }: EdgeParts, x: Exchange, clientKey: string): Promi
 async function callEndpoint({ deps, out }: EdgeParts, x: Exchange, endpoint: Endpoint<EndpointDeps>, cacheKey: string | undefined): Promise<void> {
   const { req, res, method, url, route } = x;
   const body = hasBody(method) ? await readBody(req, route.bodyLimit) : undefined;
-  // The client going away aborts what the endpoint still does for it (a streamed reply).
-  const gone = new AbortController();
-  res.once('close', () => {
-    if (!res.writableFinished) gone.abort();
-  });
   const target = new URL(`${url.pathname}${url.search}`, `${deps.https ? 'https' : 'http'}://${deps.siteHost()}`);
-  const request = { method, url: target, headers: headerReader(req.headers), body, deadline: x.arrived + route.deadlineMs, signal: gone.signal };
+  let signal: AbortSignal | undefined;
+  const request: PlainRequest = {
+    method,
+    url: target,
+    headers: headerReader(req.headers),
+    body,
+    deadline: x.arrived + route.deadlineMs,
+    get signal() {
+      return (signal ??= whenGone(res));
+    },
+  };
   const answer = await endpoint(request, deps.endpointDeps());
   if (method === 'GET' && cacheKey !== undefined) deps.cache.capture(cacheKey, req, res);
   await out.sendPlain(res, x.head, answer);
