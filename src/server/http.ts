@@ -2,7 +2,9 @@
  * The edge: a thin node:http layer in front of Astro's handler. It owns what every request
  * shares (request id and logging, client identity, rate limits and their headers, security
  * headers, body-size limits, prebuilt files and cached GET responses served from memory) and
- * knows no route's logic: only policies by path and the standard caching headers endpoints set.
+ * knows no route's logic: only policies by path, the standard caching headers endpoints set, and
+ * the endpoint the route table binds to a path (src/lib/endpoint.ts), which it calls with the
+ * body read once and one deadline. Everything else goes to Astro's handler.
  */
 import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { corsHeaders, EXPOSED_HEADERS } from '../lib/cors.ts';
@@ -20,7 +22,6 @@ import type { Head } from './head.ts';
 import { Responder } from './respond.ts';
 import type { StaticFile } from './static-files.ts';
 import { keepEdgeCspOnWriteHead } from './security.ts';
-
 
 export type { AstroHandler, EdgeDeps, EdgeLimiter, LimitOutcome } from './edge-deps.ts';
 
@@ -102,7 +103,6 @@ function addCors(deps: EdgeDeps, req: IncomingMessage, head: Head, route: Route)
   for (const name in headers) head.push(name, headers[name]!);
 }
 
-
 async function probe(deps: EdgeDeps, { res, route, head }: Exchange): Promise<void> {
   // A failed check is logged where it runs (deps.ready), once per check: a probe flood answered
   // from one remembered failure must not become a log flood.
@@ -110,7 +110,6 @@ async function probe(deps: EdgeDeps, { res, route, head }: Exchange): Promise<vo
   for (const name in answer.headers) head.push(name, answer.headers[name]!);
   res.writeHead(answer.status, head).end(answer.body);
 }
-
 
 /**
  * The policies every request passes before any work: known method, CORS, rate limit (a refused
@@ -143,7 +142,6 @@ async function admit({ deps }: EdgeParts, x: Exchange, clientKey: string): Promi
   return new HttpError(400, code, { detail: strict.unknown, resolution: `Send only ${route.query.join(' and ')}.` });
 }
 
-
 /** The route's endpoint, called with the body read once within the route's limit and its one deadline. */
 async function callEndpoint({ deps, out }: EdgeParts, x: Exchange, endpoint: Endpoint<EndpointDeps>, cacheKey: string | undefined): Promise<void> {
   const { req, res, method, url, route } = x;
@@ -164,7 +162,6 @@ async function callEndpoint({ deps, out }: EdgeParts, x: Exchange, endpoint: End
   if (method === 'GET' && cacheKey !== undefined) deps.cache.capture(cacheKey, req, res);
   await out.sendPlain(res, x.head, answer);
 }
-
 
 /** Routes without an endpoint: pages rendered per request and Astro's own paths. */
 async function callAstro({ deps, out, notFoundEntry }: EdgeParts, x: Exchange, clientKey: string, cacheKey: string | undefined): Promise<void> {
@@ -192,7 +189,6 @@ async function callAstro({ deps, out, notFoundEntry }: EdgeParts, x: Exchange, c
   );
 }
 
-
 /** The route and pending head of a request, or the 400 for a target that is no valid path. */
 function exchangeOf({ deps, out }: EdgeParts, req: IncomingMessage, res: ServerResponse, requestId: string): Exchange | undefined {
   const started = performance.now();
@@ -218,7 +214,6 @@ function exchangeOf({ deps, out }: EdgeParts, req: IncomingMessage, res: ServerR
   if (req.headers['x-forwarded-host'] !== undefined) delete req.headers['x-forwarded-host'];
   return { req, res, method: req.method ?? 'GET', url, route, requestId, head: out.startHead(route, requestId), started, arrived: Date.now() };
 }
-
 
 export function createEdge(deps: EdgeDeps): Edge {
   const { log, statics, cache } = deps;
