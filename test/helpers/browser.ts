@@ -229,6 +229,18 @@ export async function openPage(browser: Pick<Browser, 'newContext'>, options: Wa
   const isStream = (url: string) => streams.some((pattern) => (typeof pattern === 'string' ? pattern === url : pattern.test(url)));
   /** Requests that received a response below 400 (for the streamed-body rule above). */
   const answered = new WeakSet<Request>();
+  /**
+   * Top-level navigations so far, and how many there had been when each request started: a
+   * subresource still loading when the page navigates away (a favicon while a link is followed)
+   * is cancelled by the browser (net::ERR_ABORTED). That is the page moving on, not a failure.
+   */
+  let navigations = 0;
+  const startedAt = new WeakMap<Request, number>();
+  page.on('request', (request) => {
+    if (request.isNavigationRequest() && request.frame() === page.mainFrame()) navigations++;
+    startedAt.set(request, navigations);
+  });
+  const leftBehind = (request: Request) => !request.isNavigationRequest() && navigations > (startedAt.get(request) ?? navigations);
 
   page.on('console', (message: ConsoleMessage) => {
     const text = message.text();
@@ -244,6 +256,7 @@ export async function openPage(browser: Pick<Browser, 'newContext'>, options: Wa
   page.on('requestfailed', (request) => {
     const error = request.failure()?.errorText ?? 'unknown';
     if (error === 'net::ERR_ABORTED' && answered.has(request) && isStream(request.url())) return;
+    if (error === 'net::ERR_ABORTED' && leftBehind(request)) return;
     problems.push(`request failed: ${request.method()} ${request.url()}: ${error}`);
   });
   page.on('response', (response) => {
