@@ -18,10 +18,10 @@ export function devServices(): AstroIntegration {
     name: 'adtech:dev-services',
     hooks: {
       'astro:server:setup': ({ server }) => {
+        // The assistant's index is built from the content collections, which only exist inside
+        // Vite's module graph (astro:content): loaded through it, on the first chat request.
+        const assistantIndex = () => server.ssrLoadModule(CONTENT_CORPUS).then((corpus) => (corpus as typeof import('../features/chat/content-corpus.server.ts')).devAssistantIndex());
         server.middlewares.use((req, res, next) => {
-          // The assistant's index is built from the content collections, which only exist inside
-          // Vite's module graph (astro:content): loaded through it, on the first chat request.
-          const assistantIndex = () => server.ssrLoadModule(CONTENT_CORPUS).then((corpus) => (corpus as typeof import('../features/chat/content-corpus.server.ts')).devAssistantIndex());
           opening ??= import('./dev-services.ts').then(({ openDevServices }) => openDevServices(server.httpServer?.address() as AddressInfo, assistantIndex));
           // A bad variable or an unusable database fails every request with the reason (start-up's
           // ConfigError line), which Vite logs and shows in its error overlay.

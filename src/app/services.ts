@@ -1,7 +1,8 @@
 /**
- * What routes and jobs may use at run time, built once by the server entry (and by `astro dev`,
- * src/app/dev-services.ts) and handed to Astro endpoints through `locals.services`. Features
- * receive these as arguments; nothing here is a module-level singleton, so tests build their own.
+ * What endpoints, pages and jobs may use at run time, built once by the server entry (and by
+ * `astro dev`, src/app/dev-services.ts): the edge passes them to the route table's endpoints as
+ * their deps, Astro pages get them through `locals.services`. Features declare the narrow part
+ * they need; nothing here is a module-level singleton, so tests build their own.
  */
 import type { Logger } from 'pino';
 import { resolveOrigin, type Config } from './config.ts';

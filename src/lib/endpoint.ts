@@ -72,7 +72,7 @@ export function bodyTooLarge(limit: number): HttpError {
  * A Fetch request as a plain one, its body read within `limits.bodyLimit` (never more is buffered):
  * the Astro adapter's way in under `astro dev`, and the tests' way to call an endpoint directly.
  */
-export async function plainRequestOf(request: Request, limits: EndpointLimits, arrived = Date.now()): Promise<PlainRequest> {
+async function plainRequestOf(request: Request, limits: EndpointLimits, arrived = Date.now()): Promise<PlainRequest> {
   const method = request.method;
   const hasBody = method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS';
   return {
@@ -120,6 +120,6 @@ export async function callOverFetch<Deps>(endpoint: Endpoint<Deps>, request: Req
 }
 
 /** A plain answer as a Fetch Response. */
-export function fetchResponseOf(plain: PlainResponse): Response {
+function fetchResponseOf(plain: PlainResponse): Response {
   return new Response(plain.body as BodyInit | null, { status: plain.status, headers: plain.headers });
 }

@@ -15,9 +15,8 @@ export const CHAT_LIMITS = {
   /** Longest message content, in characters (UTF-16 code units, as `String.length` counts). */
   maxContentChars: 4000,
   /**
-   * Largest request body, in bytes, as documented. The limit enforced is the route table's
-   * (`routeOf(PATHS.chat).bodyLimit`, src/server/routes.ts), which the route adapter passes to
-   * the handler; a unit test keeps the two equal.
+   * Largest request body, in bytes: the chat route's `bodyLimit` in the route table
+   * (src/server/routes.ts), within which the body is read before the endpoint sees it.
    */
   maxBodyBytes: 64 * 1024,
 } as const;

@@ -18,9 +18,8 @@ export const CONTACT_LIMITS = {
   emailChars: 254,
   messageChars: 5000,
   /**
-   * Largest request body, in bytes, as documented. The limit enforced is the route table's
-   * (`routeOf(PATHS.contact).bodyLimit`, src/server/routes.ts), within which the body is read
-   * before the endpoint sees it; a unit test keeps the two equal.
+   * Largest request body, in bytes: the contact route's `bodyLimit` in the route table
+   * (src/server/routes.ts), within which the body is read before the endpoint sees it.
    */
   bodyBytes: 32 * 1024,
 } as const;
