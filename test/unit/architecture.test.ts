@@ -93,6 +93,11 @@ describe('the architecture', () => {
     expect(importsOutside('src/db', ['src/db', 'src/lib'])).toEqual([]);
   });
 
+  it('keeps jobs/ to command-line tools: nothing in src/ imports jobs/ (timers live in src/app/jobs, started by the composition root)', () => {
+    expect(importsInto('src', ['jobs'])).toEqual([]);
+    expect(filesUnder('jobs').filter((file) => !file.startsWith('jobs/cli/'))).toEqual([]);
+  });
+
   it('lets jobs reach the features, never the edge', () => {
     expect(importsInto('jobs', ['src/server', 'src/pages'])).toEqual([]);
   });

@@ -18,7 +18,7 @@
  * receiver is on their own network on purpose (a dev receiver on localhost, a service in the
  * same VPC). Personal data must only leave for where somebody meant it to go.
  *
- * The polling timer around `deliverPending` is jobs/outbox.ts.
+ * The polling timer around `deliverPending` is src/app/jobs/outbox.ts.
  *
  * Delivery is at least once: if the process dies after the webhook's 2xx but before the row is
  * marked, the lease runs out and the row is sent again. Every request carries

@@ -1,6 +1,6 @@
 /**
  * Retention and erasure of contact submissions: the daily purge behind CONTACT_RETENTION_DAYS
- * (scheduled in jobs/schedule.ts) and `npm run contact:erase -- --email` (GDPR art. 17, the
+ * (scheduled in src/app/jobs/schedule.ts) and `npm run contact:erase -- --email` (GDPR art. 17, the
  * right to erasure). Works on both engines.
  *
  * A submission's webhook delivery is state on its own row (delivery_status), so deleting the row

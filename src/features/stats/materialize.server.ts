@@ -1,7 +1,7 @@
 /**
  * Raw events to one `daily_stat` row per UTC day, and every other statement the stats job runs
  * (its advisory lock, the "tick already done" check). Plain functions: the scheduler
- * (jobs/schedule.ts), the backfill CLI, the seeder and tests all call them, and the batch ones
+ * (src/app/jobs/schedule.ts), the backfill CLI, the seeder and tests all call them, and the batch ones
  * return `{ days, restated?, error? }` instead of throwing (like kysely's Migrator): `restated`
  * names the settled days whose figures a run changed (restatement.ts).
  *

@@ -2,7 +2,7 @@
  * What a data response says about the finality of its days, in two response headers, pure.
  *
  * `X-Data-Settled-Through: YYYY-MM-DD` is the last *settled* day: no scheduled run of the
- * materializer rewrites it or any day before it any more. The nightly tick (jobs/schedule.ts)
+ * materializer rewrites it or any day before it any more. The nightly tick (src/app/jobs/schedule.ts)
  * rewrites only the last complete day and the two before it (REMATERIALIZE_DAYS), and the
  * start-up catch-up only fills days that have no row yet; so on UTC day T the days up to T - 4
  * are settled, and a record of such a day, once served, is final as far as the schedule goes.

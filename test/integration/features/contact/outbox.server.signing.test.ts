@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { startOutbox } from '../../../../jobs/outbox.ts';
+import { startOutbox } from '../../../../src/app/jobs/outbox.ts';
 import { storeSubmission } from '../../../../src/features/contact/contact.server.ts';
 import { deliverPending } from '../../../../src/features/contact/outbox.server.ts';
 import { ENGINES, testServices, useTestDb, validPayload } from '../../../helpers/contact-fixtures.ts';

@@ -2,7 +2,7 @@ import { STATUS_CODES, createServer, type IncomingMessage, type Server, type Ser
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { startOutbox } from '../../../../jobs/outbox.ts';
+import { startOutbox } from '../../../../src/app/jobs/outbox.ts';
 import { createDb, type DbHandle } from '../../../../src/db/create-db.ts';
 import { migrateToLatest } from '../../../../src/db/migrations/index.ts';
 import { ContactDelivery, type ContactPayload } from '../../../../src/features/contact/contact.ts';

@@ -6,7 +6,7 @@
  */
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { startOutbox } from '../../../../jobs/outbox.ts';
+import { startOutbox } from '../../../../src/app/jobs/outbox.ts';
 import { storeSubmission } from '../../../../src/features/contact/contact.server.ts';
 import { deliverPending } from '../../../../src/features/contact/outbox.server.ts';
 import { countingServer, tableLookup, type CountingServer } from '../../../helpers/outbound.ts';

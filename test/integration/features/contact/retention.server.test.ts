@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { sql } from 'kysely';
 import { pino } from 'pino';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { RETENTION_CRON, runRetentionPurge, startJobs } from '../../../../jobs/schedule.ts';
+import { RETENTION_CRON, runRetentionPurge, startJobs } from '../../../../src/app/jobs/schedule.ts';
 import { createDb } from '../../../../src/db/create-db.ts';
 import { migrateToLatest } from '../../../../src/db/migrations/index.ts';
 import { storeSubmission } from '../../../../src/features/contact/contact.server.ts';

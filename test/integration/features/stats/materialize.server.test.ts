@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import pino from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runStatsTick, startJobs } from '../../../../jobs/schedule.ts';
+import { runStatsTick, startJobs } from '../../../../src/app/jobs/schedule.ts';
 import { loadConfig } from '../../../../src/app/config.ts';
 import { createDb, type DbHandle } from '../../../../src/db/create-db.ts';
 import { migrateToLatest } from '../../../../src/db/migrations/index.ts';

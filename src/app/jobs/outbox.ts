@@ -2,8 +2,8 @@
  * The contact outbox runner: polls `deliverPending` (src/features/contact/outbox.server.ts, where
  * the delivery and all its SQL live) on an interval while the server runs.
  */
-import type { Services } from '../src/app/services.ts';
-import { deliverPending, webhookFetch, type DeliverOptions, type OutboxDeps } from '../src/features/contact/outbox.server.ts';
+import type { Services } from '../services.ts';
+import { deliverPending, webhookFetch, type DeliverOptions, type OutboxDeps } from '../../features/contact/outbox.server.ts';
 
 export interface OutboxHandle {
   /** Stop polling and wait for a run in progress to finish. */

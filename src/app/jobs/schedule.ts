@@ -17,7 +17,7 @@
  *   instances may purge at once: a DELETE is idempotent, they only split the counts.
  */
 import { createTask, validate } from 'node-cron';
-import { dayOfInstant, formatDay } from '../src/lib/calendar.ts';
+import { dayOfInstant, formatDay } from '../../lib/calendar.ts';
 import {
   type JobLog,
   type LockedRun,
@@ -27,11 +27,11 @@ import {
   materialize,
   materializeMissing,
   withStatsLock,
-} from '../src/features/stats/materialize.server.ts';
-import { REMATERIALIZE_DAYS } from '../src/features/stats/response-caching.ts';
-import { PATHS } from '../src/lib/paths.ts';
-import type { Services } from '../src/app/services.ts';
-import { purgeSubmissionsBefore, retentionCutoffMs, type ErasureResult } from '../src/features/contact/retention.server.ts';
+} from '../../features/stats/materialize.server.ts';
+import { REMATERIALIZE_DAYS } from '../../features/stats/response-caching.ts';
+import { PATHS } from '../../lib/paths.ts';
+import type { Services } from '../services.ts';
+import { purgeSubmissionsBefore, retentionCutoffMs, type ErasureResult } from '../../features/contact/retention.server.ts';
 
 export type TickOutcome =
   | { ran: true; from: string; to: string; result: MaterializeResult }

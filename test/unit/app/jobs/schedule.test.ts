@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { tickDays } from '../../../jobs/schedule.ts';
+import { tickDays } from '../../../../src/app/jobs/schedule.ts';
 
 describe('stats schedule', () => {
   it('has a tick materialize the last complete day and re-materialize the two before it', () => {
