@@ -5,6 +5,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { HttpError } from '../lib/http-error.ts';
+import type { RequestObserver } from './observation.ts';
 import type { ResponseCache } from './response-cache.ts';
 import type { EndpointDeps, RateClass } from './routes.ts';
 import type { StaticFiles } from './static-files.ts';
@@ -50,4 +51,6 @@ export interface EdgeDeps {
   readyDetails: Record<string, string>;
   /** What Astro's handlers receive as `locals` for one request. */
   locals: (requestId: string, clientKey: string) => App.Locals;
+  /** Told of every finished request, in the stage after the endpoint (src/server/observation.ts). None: nobody watches. */
+  observe?: RequestObserver;
 }
