@@ -143,7 +143,7 @@ describe('a normal start', () => {
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
     const exited = once(child, 'exit');
     try {
-      await expect.poll(() => output, { timeout: 30_000, interval: 100 }).toContain('"msg":"listening"');
+      await expect.poll(() => output, { timeout: 90_000, interval: 100 }).toContain('"msg":"listening"');
       expect(existsSync(join(clone, 'data', 'site.db'))).toBe(true);
     } finally {
       child.kill('SIGTERM');

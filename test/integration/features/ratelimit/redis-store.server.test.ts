@@ -163,7 +163,7 @@ describe('Redis rate-limit store', () => {
     }
   });
 
-  it('keeps answering from memory when its Redis is killed mid-test, warns once, and returns when it is back', { timeout: 60_000 }, async () => {
+  it('keeps answering from memory when its Redis is killed mid-test, warns once, and returns when it is back', async () => {
     let server = await startRedis();
     const { port } = server;
     const { log, warnings, infos } = collectingLogger();
@@ -209,7 +209,7 @@ describe('Redis rate-limit store', () => {
     }
   });
 
-  it('falls back instead of waiting when Redis stops answering (paused), and probes it again later', { timeout: 60_000 }, async () => {
+  it('falls back instead of waiting when Redis stops answering (paused), and probes it again later', async () => {
     const server = await startRedis();
     const { log, warnings, infos } = collectingLogger();
     const s = createRedisStore({ url: server.url, log, prefix: PREFIX, retryAfterFailureMs: 200 });
