@@ -8,6 +8,7 @@ import { devServerOptions, siteOrigin } from './src/app/astro-env.ts';
 import { devServices } from './src/app/dev-integration.ts';
 import { serverBundle } from './src/app/server-bundle.ts';
 import { articleLastmods } from './src/features/news/article-meta.ts';
+import { newsLinks } from './src/app/news-links-integration.ts';
 import { staticManifestIntegration } from './src/server/precompress.ts';
 
 // Pages and the read APIs are prerendered (`output: 'static'`); only routes that opt out with
@@ -40,10 +41,11 @@ export default defineConfig({
   // compiles the production server into the build (src/app/server-bundle.ts).
   // `lastmod` of the article pages and /news/ comes from the articles' publication times.
   // assistantIndex moves the assistant's index out of the public files (first, before any other
-  // hook looks at dist/client). staticManifestIntegration comes last: it precompresses
+  // hook looks at dist/client). newsLinks fails the build on an article's related link that no
+  // page of the site answers. staticManifestIntegration comes last: it precompresses
   // dist/client and describes it for the server (src/server/precompress.ts) once every other
   // integration has written its files.
-  integrations: [assistantIndex(), sitemap({ customPages: [new URL('/stats/', site).href], serialize: withLastmod }), devServices(), serverBundle(), staticManifestIntegration()],
+  integrations: [assistantIndex(), newsLinks(), sitemap({ customPages: [new URL('/stats/', site).href], serialize: withLastmod }), devServices(), serverBundle(), staticManifestIntegration()],
   // The adapter would otherwise enable filesystem sessions; nothing here uses them.
   session: false,
   // `astro dev` listens on PORT and HOST after validating the configuration as `npm start` does
