@@ -174,7 +174,7 @@ describe('a dev server with a bad PORT', () => {
   it('stops before listening with exit 78 and the one line npm start prints', async () => {
     const child = spawnDev({ PORT: '99999', DATABASE_URL: databaseFile });
     expect(await child.exited).toBe(78);
-    expect(child.output()).toBe('Invalid configuration: PORT: must be a port number (0-65535) (got "99999"). See README.md, section "Configuration".');
+    expect(child.output()).toBe('Invalid configuration: PORT: must be a port number (0-65535) (got "99999"). See docs/operators.md, section "Configuration".');
   });
 });
 

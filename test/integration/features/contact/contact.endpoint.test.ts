@@ -284,7 +284,7 @@ describe.each(ENGINES)('POST /api/contact on %s', (engine) => {
     });
 
     it('queues the submission for the outbox when a webhook is configured', async () => {
-      const withWebhook = testServices(suite.db.handle, { CONTACT_WEBHOOK_URL: 'http://127.0.0.1:9/hook' });
+      const withWebhook = testServices(suite.db.handle, { CONTACT_WEBHOOK_URL: 'http://127.0.0.1:9/hook', CONTACT_WEBHOOK_ALLOW_PRIVATE: 'true' });
       expect((await callContact(contactRequest(json(validPayload)), withWebhook)).status).toBe(200);
       const row = await suite.db.handle.kysely.selectFrom('contact_submission').selectAll().executeTakeFirstOrThrow();
       expect(row.delivery_status).toBe('pending');
