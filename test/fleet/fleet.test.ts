@@ -18,7 +18,7 @@ import { startServer, type RunningServer } from '../helpers/server.ts';
 const NGINX = ['/usr/sbin/nginx', 'nginx'].find((bin) => spawnSync(bin, ['-v']).status === 0);
 if (!NGINX) throw new Error('nginx is required for the fleet test (Debian package nginx-light; `bash test/system-deps.sh` installs it)');
 
-async function waitFor(url: string, timeoutMs = 10_000): Promise<void> {
+async function waitFor(url: string, timeoutMs = 90_000): Promise<void> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     try {

@@ -58,7 +58,8 @@ afterAll(async () => {
 /** Take until the store is back on Redis; every take along the way must resolve. */
 async function takeUntilRecovered(s: RedisStore, route: RateClass): Promise<Decision[]> {
   const decisions: Decision[] = [];
-  for (let i = 0; i < 200 && s.degraded; i++) {
+  // Up to a minute: a safety net for a busy machine, the loop ends as soon as the store is back.
+  for (let i = 0; i < 1_200 && s.degraded; i++) {
     decisions.push(await s.take(`recovery-${i}`, defaults[route], Date.now()));
     await new Promise((r) => setTimeout(r, 50));
   }
