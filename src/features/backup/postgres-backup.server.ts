@@ -121,7 +121,7 @@ export async function prepareTarget(url: string): Promise<TargetState> {
 }
 
 /** Drop every table of the target's public schema (restore --force). */
-export async function emptyTarget(url: string): Promise<void> {
+async function emptyTarget(url: string): Promise<void> {
   const client = await connect(url);
   try {
     const tables = await userTables(client);
@@ -131,11 +131,15 @@ export async function emptyTarget(url: string): Promise<void> {
   }
 }
 
-/** pg_restore `file` into the (empty) database `url`, in one transaction: all of it or nothing. */
-export async function restoreDump(url: string, file: string): Promise<void> {
+/**
+ * pg_restore `file` into the database `url`, in one transaction: all of it or nothing. With
+ * `replace`, its tables are dropped first, once a suitable pg_restore has been found.
+ */
+export async function restoreDump(url: string, file: string, replace: boolean): Promise<void> {
   const client = await connect(url);
   const server = await serverVersion(client).finally(() => client.end());
   const tool = await findPgTool('pg_restore', server.major);
+  if (replace) await emptyTarget(url);
   const restored = await runTool(tool.path, ['--no-owner', '--no-privileges', '--exit-on-error', '--single-transaction', '--dbname', databaseNameOf(url), file], libpqEnv(url));
   if (restored.code !== 0) throw new BackupToolError(`pg_restore failed: ${toolLine(restored)}`);
 }

@@ -10,12 +10,13 @@
  */
 import { copyFile, rename, rm, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { sql } from 'kysely';
 import { createDb, engineOf, sqlitePath } from '../../db/create-db.ts';
 import { migrateToLatest } from '../../db/migrations/index.ts';
 import { readLedger, replayErasures, type ReplayResult } from '../contact/erasure-ledger.server.ts';
 import { BackupError, verifyBackup, type Verified } from './backup.server.ts';
 import { syncPath } from './manifest.ts';
-import { emptyTarget, prepareTarget, restoreDump } from './postgres-backup.server.ts';
+import { prepareTarget, restoreDump } from './postgres-backup.server.ts';
 import { BackupToolError } from './postgres-tools.server.ts';
 
 export interface RestoreOptions {
@@ -43,7 +44,10 @@ async function finish(url: string, ledgerPath: string | undefined): Promise<Omit
     const { error, results = [] } = await migrateToLatest(db.kysely, db.engine);
     if (error) throw error;
     const applied = results.filter((r) => r.status === 'Success').map((r) => r.migrationName);
-    return { applied, replay: ledger === undefined ? undefined : await replayErasures(db, ledger) };
+    const replay = ledger === undefined ? undefined : await replayErasures(db, ledger);
+    // Everything into the main file before it is renamed without its -wal (SQLite).
+    if (db.engine === 'sqlite') await sql`pragma wal_checkpoint(TRUNCATE)`.execute(db.kysely);
+    return { applied, replay };
   } finally {
     await db.close();
   }
@@ -106,11 +110,8 @@ async function restoreSqlite(target: string, { file, force, ledger }: RestoreOpt
 async function restorePostgres(url: string, { file, force, ledger }: RestoreOptions): Promise<Omit<RestoreResult, 'verified'>> {
   const target = await prepareTarget(url);
   if (target.otherSessions > 0) throw new BackupError(`the database has ${target.otherSessions} other session(s) (a running server?): stop them, then restore`, 'busy');
-  if (target.tables > 0) {
-    if (!force) throw new BackupError('the database already holds tables: restore into a missing or empty one, or pass --force to replace it', 'exists');
-    await emptyTarget(url);
-  }
-  await restoreDump(url, file);
+  if (target.tables > 0 && !force) throw new BackupError('the database already holds tables: restore into a missing or empty one, or pass --force to replace it', 'exists');
+  await restoreDump(url, file, target.tables > 0);
   return finish(url, ledger);
 }
 

@@ -36,15 +36,16 @@ async function freshDatabase(engine: TestEngine): Promise<{ url: string; handle:
   const handle = createDb(url);
   const migrated = await migrateToLatest(handle.kysely, handle.engine);
   if (migrated.error) throw migrated.error;
-  return {
+  const database = {
     url,
     handle,
     async destroy() {
-      await this.handle.close();
+      await database.handle.close();
       if (temp) await temp.drop();
       else for (const suffix of ['', '-wal', '-shm']) await rm(`${sqlitePath(url)}${suffix}`, { force: true });
     },
   };
+  return database;
 }
 
 async function emailsIn(url: string): Promise<string[]> {
