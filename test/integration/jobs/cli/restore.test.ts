@@ -16,6 +16,8 @@ import { validPayload } from '../../../helpers/contact-fixtures.ts';
 import { tempSqliteUrl } from '../../../helpers/server.ts';
 
 const execFileAsync = promisify(execFile);
+/** Several commands per test, each a Node.js process that loads TypeScript: past the default bound on a busy machine. */
+const COMMANDS_TIMEOUT_MS = 180_000;
 
 async function command(script: string, args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
@@ -27,7 +29,7 @@ async function command(script: string, args: string[], env: Record<string, strin
   }
 }
 
-describe('backup, backup:verify and restore commands', () => {
+describe('backup, backup:verify and restore commands', { timeout: COMMANDS_TIMEOUT_MS }, () => {
   let dir: string;
   let url: string;
   let backup: string;
@@ -43,7 +45,7 @@ describe('backup, backup:verify and restore commands', () => {
     const taken = await command('backup', ['--out', backup], { DATABASE_URL: url });
     expect(taken).toMatchObject({ code: 0, stderr: '' });
     expect(taken.stdout).toMatch(/^backed up sqlite \(schema at 0\d{3}-[\w-]+, \d+ rows in \d+ tables\) to .*site\.backup, \d+ bytes, sha256 [0-9a-f]{64}\n$/);
-  });
+  }, COMMANDS_TIMEOUT_MS);
   afterAll(async () => {
     await rm(dir, { recursive: true, force: true });
   });
