@@ -145,7 +145,7 @@ export const EXPECTATIONS: Expectation[] = [
     how: 'run',
     // The guide's names on whatever server PGHOST/PGPORT/PGUSER name (the suite's private one in CI): start from none.
     before: () => {
-      for (const [tool, name] of [['dropdb', 'adtech'], ['dropuser', 'adtech']]) spawnSync(tool, ['--if-exists', name], { env: newcomerEnv(), stdio: 'ignore' });
+      for (const tool of ['dropdb', 'dropuser']) spawnSync(tool, ['--if-exists', 'adtech'], { env: newcomerEnv(), stdio: 'ignore' });
     },
     check: ok,
   },
