@@ -20,8 +20,8 @@ import { sql, type Kysely } from 'kysely';
 /** Machine state, not data: the readiness probe's row is rewritten by each server on its own database. */
 const NOT_DATA = new Set(['health_probe']);
 
-/** Rows per INSERT: well under PostgreSQL's 65,535 bind parameters for our widest table. */
-const BATCH_ROWS = 2_000;
+/** Rows per INSERT (one array parameter per column, so no bind-parameter limit applies). */
+const BATCH_ROWS = 20_000;
 
 export interface TableCopy {
   table: string;
@@ -75,12 +75,31 @@ async function advanceSequence(target: Kysely<any>, table: string): Promise<void
   await sql`SELECT setval(${seq}::regclass, COALESCE((SELECT MAX(id) FROM ${sql.table(table)}), 1), (SELECT MAX(id) IS NOT NULL FROM ${sql.table(table)}))`.execute(target);
 }
 
+/** The target's columns of `table`, with the element type each array parameter is cast to. */
+async function columnsOf(target: Kysely<any>, table: string): Promise<{ name: string; type: string }[]> {
+  const { rows } = await sql<{ name: string; type: string }>`SELECT column_name AS name, udt_name AS type FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ${table} ORDER BY ordinal_position`.execute(target);
+  return rows;
+}
+
+/**
+ * Insert `rows` as one statement with one array parameter per column (`INSERT ... SELECT FROM
+ * unnest(...)`): a handful of bind parameters whatever the batch size, about ten times faster
+ * than a VALUES list of the same rows, and no extra dependency for COPY.
+ */
+function insertBatch(target: Kysely<any>, table: string, columns: { name: string; type: string }[], rows: Record<string, unknown>[]) {
+  const arrays = columns.map(({ name, type }) => sql`${rows.map((row) => row[name] ?? null)}::${sql.raw(`"${type}"`)}[]`);
+  const names = sql.join(columns.map(({ name }) => sql.ref(name)));
+  return sql`INSERT INTO ${sql.table(table)} (${names}) SELECT * FROM unnest(${sql.join(arrays)}) ON CONFLICT DO NOTHING`.execute(target);
+}
+
 async function copyTable(source: BetterSqlite3.Database, target: Kysely<any>, table: string, total: number, options: CopyOptions): Promise<void> {
+  const sourceColumns = new Set((source.prepare(`PRAGMA table_info("${table}")`).all() as { name: string }[]).map((c) => c.name));
+  const columns = (await columnsOf(target, table)).filter((c) => sourceColumns.has(c.name));
   let batch: Record<string, unknown>[] = [];
   let done = 0;
   const flush = async () => {
     if (batch.length === 0) return;
-    await target.insertInto(table).values(batch).onConflict((oc) => oc.doNothing()).execute();
+    await insertBatch(target, table, columns, batch);
     done += batch.length;
     batch = [];
     options.onProgress?.(table, done, total);

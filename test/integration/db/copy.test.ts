@@ -12,7 +12,7 @@ import { createDb, type DbHandle } from '../../../src/db/create-db.ts';
 import { openMigratedDb } from '../../../src/db/open-migrated-db.ts';
 import { createTempDatabase, type TempDatabase } from '../../helpers/postgres.ts';
 
-const EVENTS = 4_321; // more than two batches of 2,000
+const EVENTS = 45_321; // more than two batches of 20,000
 
 function dbCopy(...args: string[]) {
   const run = spawnSync(process.execPath, ['jobs/cli/db-copy.ts', ...args], { encoding: 'utf8', env: { ...process.env, DATABASE_URL: undefined } });
