@@ -209,6 +209,12 @@ export const EXPECTATIONS: Expectation[] = [
     // Ada's erasure (Retention and erasure) and Grace's are replayed; Grace was in the backup.
     check: all(ok, endsLine, (r) => (/^restored site-backup\.db .* into \.\/data\/drill\.db; replayed 2 erasures from \.\/data\/site\.db\.erasure-ledger: 1 submission erased again\n$/.test(r.stdout) ? undefined : `unexpected output: ${r.stdout.slice(0, 300)}`)),
   },
+  {
+    command: /^DATABASE_URL="postgres:\/\/adtech:change-me@\$\{PGHOST:-localhost\}:\$\{PGPORT:-5432\}\/adtech" npm run -s backup -- --out site-backup\.dump$/,
+    how: 'run',
+    check: all(ok, endsLine, contains('backed up postgres (schema at ', ' to site-backup.dump, ')),
+  },
+  { command: /^npm run -s backup:verify -- site-backup\.dump$/, how: 'run', check: all(ok, endsLine, contains('ok site-backup.dump: postgres backup taken ', 'checksum ok', '(current)')) },
   { command: /^npm run -s restore -- site-backup\.db$/, how: 'run', check: all(exits(75), (r) => (/^restore: .*\/data\/site\.db is open in another process \(a running server\?\): stop it, then restore\n$/.test(r.stderr) ? undefined : `unexpected stderr: ${r.stderr.slice(0, 300)}`)) },
 ];
 
