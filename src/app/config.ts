@@ -111,6 +111,12 @@ export const EnvSchema = z.object({
   CONTACT_ALTCHA_HMAC_KEY: z.string().min(32, 'must be at least 32 characters, e.g. the output of `openssl rand -hex 32`').optional(),
   /** Run the scheduled jobs in this process (set false on instances that should only serve). */
   JOBS_ENABLED: bool('JOBS_ENABLED').default(true),
+  // --- Scheduled publishing and site search (src/features/news/schedule.ts) ---
+  /**
+   * Milliseconds added to the clock that scheduled articles are published by, so tests can move
+   * time; refused when NODE_ENV=production. Every instance of a fleet must be given the same.
+   */
+  SITE_CLOCK_OFFSET_MS: z.coerce.number({ error: 'must be a whole number of milliseconds' }).int('must be a whole number of milliseconds').default(0),
 });
 
 export interface Config extends Omit<z.output<typeof EnvSchema>, 'SITE_URL' | 'ALLOWED_ORIGINS'> {
@@ -203,6 +209,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const { SITE_URL, ALLOWED_ORIGINS, ...rest } = parsed.data;
   if ((rest.LLM_BASE_URL === undefined) !== (rest.LLM_MODEL === undefined)) {
     throw new ConfigError(['LLM_BASE_URL and LLM_MODEL: set both to use an LLM, or neither for the built-in assistant']);
+  }
+  if (rest.SITE_CLOCK_OFFSET_MS !== 0 && rest.NODE_ENV === 'production') {
+    throw new ConfigError(['SITE_CLOCK_OFFSET_MS: only for tests; it is refused when NODE_ENV is production (the default)']);
   }
   const siteUrl = SITE_URL ?? listenOrigin(rest.HOST, rest.PORT);
   return {

@@ -103,6 +103,14 @@ export interface SearchOptions {
    * ranking the bounded search is tested against (its cost grows with the archive).
    */
   exhaustive?: boolean;
+  /** The clock scheduled articles are published by, ms since the epoch (default Date.now). */
+  now?: () => number;
+}
+
+/** Scheduled articles' rows (index-writer.ts `embargo`): numbers not answered before their instant. */
+interface Embargoes {
+  passage: Map<number, number>;
+  latest: Map<number, number>;
 }
 
 type PassageRow = [string, 'news' | 'kb', string, string, string, string, string, string | null, string | null];
@@ -122,10 +130,15 @@ export class AssistantIndex {
   readonly #latest: Database.Statement<[number], NewsListing>;
 
   readonly #exhaustive: boolean;
+  readonly #now: () => number;
+  /** A few rows (the scheduled articles'), read once. */
+  readonly #embargoes: Embargoes = { passage: new Map(), latest: new Map() };
 
   private constructor(db: Database.Database, options: SearchOptions) {
     this.#db = db;
     this.#exhaustive = options.exhaustive ?? false;
+    this.#now = options.now ?? Date.now;
+    for (const [kind, n, at] of db.prepare<[], ['passage' | 'latest', number, number]>('SELECT kind, n, at FROM embargo').raw().all()) this.#embargoes[kind].set(n, at);
     // Both through an index, never a scan of the passages, so opening costs the same whatever the
     // archive: passages are numbered 1..N, and knowledge passages are the ids `kb:...`.
     this.#size = (db.prepare('SELECT max(n) FROM passage').pluck().get() as number | null) ?? 0;
@@ -165,7 +178,7 @@ export class AssistantIndex {
    * Open the index file written by `astro build`, read-only. Opening reads only the schema:
    * start-up time and memory do not depend on the archive.
    */
-  static open(file: string): AssistantIndex {
+  static open(file: string, options: Pick<SearchOptions, 'now'> = {}): AssistantIndex {
     if (!existsSync(file)) throw new AssistantIndexError(file, `the build has no assistant index (${file})`, { reason: 'missing' });
     let db: Database.Database | undefined;
     try {
@@ -175,7 +188,7 @@ export class AssistantIndex {
       // 4 MiB of SQLite page cache: the vocabulary and the common terms' postings stay in it,
       // the rest is read from the operating system's file cache.
       db.pragma('cache_size = -4096');
-      return new AssistantIndex(db, {});
+      return new AssistantIndex(db, options);
     } catch (error) {
       db?.close();
       if (error instanceof AssistantIndexError) throw error;
@@ -190,7 +203,19 @@ export class AssistantIndex {
 
   /** Published articles, newest first. */
   latestNews(limit: number): NewsListing[] {
-    return this.#latest.all(limit);
+    const hidden = this.#hidden('latest');
+    if (hidden.size === 0) return this.#latest.all(limit);
+    const rows = this.#latest.all(limit + hidden.size);
+    return rows.filter((_, i) => !hidden.has(i + 1)).slice(0, limit);
+  }
+
+  /** The numbers of `kind` whose instant has not come yet. */
+  #hidden(kind: keyof Embargoes): Set<number> {
+    const hidden = new Set<number>();
+    if (this.#embargoes[kind].size === 0) return hidden;
+    const now = this.#now();
+    for (const [n, at] of this.#embargoes[kind]) if (at > now) hidden.add(n);
+    return hidden;
   }
 
   close(): void {
@@ -207,7 +232,9 @@ export class AssistantIndex {
 
     // Scores as MiniSearch sums them: each searched word's impact times its weight, per passage.
     const candidates = new Map<number, Candidate>();
+    const hidden = this.#hidden('passage');
     const credit = (passage: number, source: string, score: number) => {
+      if (hidden.has(passage)) return;
       const candidate = candidates.get(passage);
       if (!candidate) candidates.set(passage, { score, sources: [source] });
       else {
