@@ -31,8 +31,15 @@ function failIf(errors: readonly string[], what: string): void {
   if (errors.length > 0) throw new Error(`search index: ${what}: ${errors.join('; ')}`);
 }
 
+/**
+ * Pagefind's ready-made interfaces (pagefind-ui, modular-ui, component-ui, highlight): the site
+ * has its own small one on its JS API (src/features/search/), so they are not published.
+ */
+const UNUSED = /^pagefind-(ui|modular-ui|component-ui|highlight)\./;
+
 async function writeAll(dir: string, files: ReadonlyArray<{ path: string; content: Uint8Array }>): Promise<void> {
   for (const file of files) {
+    if (UNUSED.test(file.path)) continue;
     const target = join(dir, file.path);
     await mkdir(dirname(target), { recursive: true });
     await writeFile(target, file.content);

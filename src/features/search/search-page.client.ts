@@ -1,6 +1,7 @@
 /**
  * The /search/ page's behaviour (src/pages/search.astro). Progressive enhancement: without
- * JavaScript the form still sends `?q=` to /search/ and the page says that search needs it. With
+ * JavaScript the form still sends `?q=` to /search/ and the page says that search needs it (a
+ * notice removed here). With
  * it, the query of the address (a shareable link) is searched on load, and each new query is
  * searched as it is typed and put in the address (history.replaceState), with the count in a
  * polite live region. Pagefind's script and index are fetched from /pagefind/ on first use.
@@ -64,6 +65,7 @@ export function startSearch(root: HTMLElement): void {
   const status = root.querySelector<HTMLElement>('[data-search-status]');
   const list = root.querySelector<HTMLOListElement>('[data-search-results]');
   if (!input || !form || !status || !list) return;
+  root.querySelector('[data-search-no-script]')?.remove();
   root.dataset['ready'] = 'true';
   let latest = 0;
 
