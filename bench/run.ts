@@ -12,7 +12,7 @@
  * Only a full run of every scenario replaces bench/RESULTS.md; --quick and --only runs write
  * theirs into their work folder.
  *
- * Scenario ids for --only: the HTTP ones in scenarios/http.ts, and chat, materialize, build, scale.
+ * Scenario ids for --only: the HTTP ones in scenarios/http.ts, and chat, materialize, build, scale, search.
  * --quick leaves scale out unless --only names it (then 10 and 1,000 articles, short floods).
  * The cache-hit and 429 scenarios also run the Fastify peer (peers/fastify.ts) in the same rounds.
  * Everything it creates lives in a fresh /tmp/bench-run-XXXXXX (a seeded database, a build, logs,
@@ -40,6 +40,7 @@ import { runChat } from './scenarios/chat.ts';
 import { HTTP_SCENARIOS, loadSpec, runHttpScenario, type HttpContext, type HttpOutcome, type Instances } from './scenarios/http.ts';
 import { compareWithCli, prepareEvents, profileMaterialize, rematerializeDay, SQLITE_CLI_MISSING } from './scenarios/materialize.ts';
 import { floodPaths, runScale } from './scenarios/scale.ts';
+import { runSearch } from './scenarios/search.ts';
 
 const repo = resolve(import.meta.dirname, '..');
 process.chdir(repo);
@@ -182,13 +183,20 @@ async function main(): Promise<void> {
     say(`  took ${Math.round(results.scale.seconds)} s`);
   }
 
+  if (wanted('search')) {
+    const sizes = settings.quick ? [10, 1_000] : [10, 1_000, 5_000];
+    say(`search: builds with ${sizes.map((n) => n.toLocaleString('en')).join(', ')} generated articles, index size and bytes per query`);
+    results.search = await runSearch({ repo, workDir, sizes, say });
+    say(`  took ${Math.round(results.search.seconds)} s`);
+  }
+
   results.finished = new Date();
   results.loadAfter = loadavg();
   results.commitAfter = commitOf(repo);
   if (official) writeFileSync(lastResults, JSON.stringify(results));
   writeResults(results, official ? join(repo, 'bench', 'RESULTS.md') : join(workDir, 'RESULTS.md'));
   // Keep the profiles RESULTS.md points to; drop the bulky rest.
-  for (const big of ['site.db', 'site.db-wal', 'site.db-shm', 'dist', 'site-copy', 'astro-cache', 'server-main.log', 'server-nocache.log', 'server-limited.log']) {
+  for (const big of ['site.db', 'site.db-wal', 'site.db-shm', 'dist', 'site-copy', 'search-copy', 'astro-cache', 'server-main.log', 'server-nocache.log', 'server-limited.log']) {
     rmSync(join(workDir, big), { recursive: true, force: true });
   }
 }

@@ -4,6 +4,7 @@ import { BUILD_TARGET_SECONDS } from '../scenarios/astro-build.ts';
 import { CHAT_TARGET, type ChatOutcome } from '../scenarios/chat.ts';
 import { describeTarget, type HttpOutcome } from '../scenarios/http.ts';
 import { REMATERIALIZE_TARGET_MS, type DayOutcome, type MaterializeOutcome } from '../scenarios/materialize.ts';
+import { searchSection, type SearchOutcome } from '../scenarios/search.ts';
 import { floodMet, scaleVerdicts, SCALE_TARGET, type FloodOutcome, type ScaleOutcome } from '../scenarios/scale.ts';
 import type { LoadResult } from './load.ts';
 import type { Settings } from './settings.ts';
@@ -27,6 +28,7 @@ export interface Results {
   day?: DayOutcome;
   build?: BuildOutcome;
   scale?: ScaleOutcome;
+  search?: SearchOutcome;
   /** Markdown sections, one per target not met. */
   profiles: string[];
 }
@@ -225,6 +227,7 @@ export function renderResults(r: Results, notes?: string): string {
     ...peerTable(r.http),
     ...otherTable(r),
     ...(r.scale ? scaleSection(r.scale) : []),
+    ...(r.search ? searchSection(r.search) : []),
     '## Method',
     '',
     '- The server under test runs `node src/app/main.ts` with NODE_ENV=production, LOG_LEVEL=info (logging is part of what is measured, to a file), ' +
