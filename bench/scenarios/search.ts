@@ -102,7 +102,7 @@ export async function runSearch(options: { repo: string; workDir: string; sizes:
       name: `search-${articles}`,
       args: ['src/app/main.ts'],
       cwd: options.repo,
-      env: { PATH: process.env['PATH'] ?? '', PORT: '0', HOST: '127.0.0.1', NODE_ENV: 'test', JOBS_ENABLED: 'false', DIST_DIR: built.dist, DATABASE_URL: join(options.workDir, `search-${articles}.db`), LOG_LEVEL: 'warn' },
+      env: { PATH: process.env['PATH'] ?? '', PORT: '0', HOST: '127.0.0.1', NODE_ENV: 'test', JOBS_ENABLED: 'false', DIST_DIR: built.dist, DATABASE_URL: join(options.workDir, `search-${articles}.db`) },
       logFile: join(options.workDir, `search-${articles}.log`),
     });
     try {
