@@ -31,8 +31,9 @@ export interface QueryBytes {
 export interface SearchSizeOutcome {
   articles: number;
   buildSeconds: number;
-  /** Files and bytes of dist/client/pagefind (identity). */
+  /** Files and bytes of dist/client/pagefind (identity), and the bytes of the index's own files among them. */
   indexFiles: number;
+  bundleBytes: number;
   indexBytes: number;
   queries: QueryBytes[];
   error?: string;
@@ -43,9 +44,13 @@ export interface SearchOutcome {
   seconds: number;
 }
 
-function treeSize(dir: string): { files: number; bytes: number } {
+/** The index's own files (entry, metadata, word chunks, page fragments), as against its code (script, worker, WebAssembly). */
+const INDEX_FILE = /(^|\/)(pagefind-entry\.json|[^/]*\.pf_(meta|index|fragment|filter))$/;
+
+function treeSize(dir: string): { files: number; bytes: number; indexBytes: number } {
   let files = 0;
   let bytes = 0;
+  let indexBytes = 0;
   for (const name of readdirSync(dir)) {
     const full = join(dir, name);
     const stat = statSync(full);
@@ -53,15 +58,15 @@ function treeSize(dir: string): { files: number; bytes: number } {
       const sub = treeSize(full);
       files += sub.files;
       bytes += sub.bytes;
+      indexBytes += sub.indexBytes;
     } else if (!/\.(br|gz)$/.test(name)) {
       files++;
       bytes += stat.size;
+      if (INDEX_FILE.test(name)) indexBytes += stat.size;
     }
   }
-  return { files, bytes };
+  return { files, bytes, indexBytes };
 }
-
-const INDEX_FILE = /\/pagefind\/(pagefind-entry\.json|.*\.pf_(meta|index|fragment|filter))/;
 
 async function queryBytes(origin: string, query: string): Promise<QueryBytes> {
   const browser = await chromium.launch({ executablePath: process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
@@ -78,7 +83,7 @@ async function queryBytes(origin: string, query: string): Promise<QueryBytes> {
     return {
       query,
       bytes: all.reduce((sum, f) => sum + f.bytes, 0),
-      indexBytes: all.filter((f) => INDEX_FILE.test(f.url)).reduce((sum, f) => sum + f.bytes, 0),
+      indexBytes: all.filter((f) => INDEX_FILE.test(new URL(f.url).pathname)).reduce((sum, f) => sum + f.bytes, 0),
       requests: all.length,
       results,
     };
@@ -94,7 +99,7 @@ export async function runSearch(options: { repo: string; workDir: string; sizes:
     const copy = join(options.workDir, 'search-copy');
     const built = await buildSiteCopy(options.repo, copy, articles);
     if (built.error) {
-      sizes.push({ articles, buildSeconds: built.seconds, indexFiles: 0, indexBytes: 0, queries: [], error: built.error });
+      sizes.push({ articles, buildSeconds: built.seconds, indexFiles: 0, bundleBytes: 0, indexBytes: 0, queries: [], error: built.error });
       continue;
     }
     const index = treeSize(join(built.dist, 'client', 'pagefind'));
@@ -107,8 +112,8 @@ export async function runSearch(options: { repo: string; workDir: string; sizes:
     });
     try {
       const queries = [await queryBytes(server.url, QUERY_COMMON), await queryBytes(server.url, QUERY_RARE)];
-      sizes.push({ articles, buildSeconds: built.seconds, indexFiles: index.files, indexBytes: index.bytes, queries });
-      options.say(`  ${articles} articles: build ${built.seconds.toFixed(1)} s, index ${index.files} files ${(index.bytes / 1024).toFixed(0)} KiB; ${queries.map((q) => `"${q.query}" ${(q.bytes / 1024).toFixed(0)} KiB (index files ${(q.indexBytes / 1024).toFixed(0)} KiB)`).join(', ')}`);
+      sizes.push({ articles, buildSeconds: built.seconds, indexFiles: index.files, bundleBytes: index.bytes, indexBytes: index.indexBytes, queries });
+      options.say(`  ${articles} articles: build ${built.seconds.toFixed(1)} s, ${index.files} files, ${(index.bytes / 1024).toFixed(0)} KiB, index files ${(index.indexBytes / 1024).toFixed(0)} KiB; ${queries.map((q) => `"${q.query}" ${(q.bytes / 1024).toFixed(0)} KiB (index files ${(q.indexBytes / 1024).toFixed(0)} KiB)`).join(', ')}`);
     } finally {
       await server.stop();
     }
@@ -121,18 +126,18 @@ const kib = (bytes: number) => `${(bytes / 1024).toLocaleString('en', { maximumF
 /** The search section of RESULTS.md. */
 export function searchSection(s: SearchOutcome): string[] {
   const rows = s.sizes.map((size) => {
-    if (size.error) return `| ${size.articles.toLocaleString('en')} | ${size.buildSeconds.toFixed(1)} s | build failed | | | |`;
+    if (size.error) return `| ${size.articles.toLocaleString('en')} | ${size.buildSeconds.toFixed(1)} s | build failed | | | | |`;
     const [common, rare] = size.queries;
     const cell = (q: QueryBytes | undefined) => (q ? `${kib(q.bytes)} (index ${kib(q.indexBytes)}, ${((q.indexBytes / size.indexBytes) * 100).toFixed(1)} % of it), ${q.requests} files` : '');
-    return `| ${size.articles.toLocaleString('en')} | ${size.buildSeconds.toFixed(1)} s | ${size.indexFiles.toLocaleString('en')} | ${kib(size.indexBytes)} | ${cell(common)} | ${cell(rare)} |`;
+    return `| ${size.articles.toLocaleString('en')} | ${size.buildSeconds.toFixed(1)} s | ${size.indexFiles.toLocaleString('en')} | ${kib(size.bundleBytes)} | ${kib(size.indexBytes)} | ${cell(common)} | ${cell(rare)} |`;
   });
   return [
     '### Site search',
     '',
-    `Cold \`astro build\` with N generated articles (the sample's own besides), the Pagefind index it wrote (identity bytes), and the encoded bytes Chromium downloaded from /pagefind/ for one search on a fresh profile: everything (script, WebAssembly, index) and, in brackets, the index's own files. "${QUERY_COMMON}": a word of every article; "${QUERY_RARE}": words of one article. ${Math.round(s.seconds)} s in all.`,
+    `Cold \`astro build\` with N generated articles (the sample's own besides); what it wrote to dist/client/pagefind (identity bytes): all files, and the index's own (entry, metadata, word chunks, page fragments) without Pagefind's script and WebAssembly; and the encoded bytes Chromium downloaded from /pagefind/ for one search on a fresh profile: all, and in brackets the index's own files with their share of the index. "${QUERY_COMMON}": a word of every article; "${QUERY_RARE}": words of one article. ${Math.round(s.seconds)} s in all.`,
     '',
-    `| articles | build | index files | index size | "${QUERY_COMMON}" | "${QUERY_RARE}" |`,
-    '|---:|---:|---:|---:|---|---|',
+    `| articles | build | files | all bytes | index bytes | "${QUERY_COMMON}" | "${QUERY_RARE}" |`,
+    '|---:|---:|---:|---:|---:|---|---|',
     ...rows,
     '',
   ];
