@@ -15,6 +15,7 @@ import Database from 'better-sqlite3';
 import { boundedEditDistance } from '../../lib/edit-distance.ts';
 import { INDEX_FORMAT, reversedTerm, writeAssistantIndex, type Corpus } from './index-writer.ts';
 import type { Passage } from './passages.ts';
+import { Embargoes } from './embargoes.ts';
 
 export type { Corpus } from './index-writer.ts';
 
@@ -107,11 +108,6 @@ export interface SearchOptions {
   now?: () => number;
 }
 
-/** Scheduled articles' rows (index-writer.ts `embargo`): numbers not answered before their instant. */
-interface Embargoes {
-  passage: Map<number, number>;
-  latest: Map<number, number>;
-}
 
 type PassageRow = [string, 'news' | 'kb', string, string, string, string, string, string | null, string | null];
 
@@ -130,15 +126,12 @@ export class AssistantIndex {
   readonly #latest: Database.Statement<[number], NewsListing>;
 
   readonly #exhaustive: boolean;
-  readonly #now: () => number;
-  /** A few rows (the scheduled articles'), read once. */
-  readonly #embargoes: Embargoes = { passage: new Map(), latest: new Map() };
+  readonly #embargoes: Embargoes;
 
   private constructor(db: Database.Database, options: SearchOptions) {
     this.#db = db;
     this.#exhaustive = options.exhaustive ?? false;
-    this.#now = options.now ?? Date.now;
-    for (const [kind, n, at] of db.prepare<[], ['passage' | 'latest', number, number]>('SELECT kind, n, at FROM embargo').raw().all()) this.#embargoes[kind].set(n, at);
+    this.#embargoes = new Embargoes(db, options.now ?? Date.now);
     // Both through an index, never a scan of the passages, so opening costs the same whatever the
     // archive: passages are numbered 1..N, and knowledge passages are the ids `kb:...`.
     this.#size = (db.prepare('SELECT max(n) FROM passage').pluck().get() as number | null) ?? 0;
@@ -203,20 +196,12 @@ export class AssistantIndex {
 
   /** Published articles, newest first. */
   latestNews(limit: number): NewsListing[] {
-    const hidden = this.#hidden('latest');
+    const hidden = this.#embargoes.hidden('latest');
     if (hidden.size === 0) return this.#latest.all(limit);
     const rows = this.#latest.all(limit + hidden.size);
     return rows.filter((_, i) => !hidden.has(i + 1)).slice(0, limit);
   }
 
-  /** The numbers of `kind` whose instant has not come yet. */
-  #hidden(kind: keyof Embargoes): Set<number> {
-    const hidden = new Set<number>();
-    if (this.#embargoes[kind].size === 0) return hidden;
-    const now = this.#now();
-    for (const [n, at] of this.#embargoes[kind]) if (at > now) hidden.add(n);
-    return hidden;
-  }
 
   close(): void {
     this.#db.close();
@@ -232,7 +217,7 @@ export class AssistantIndex {
 
     // Scores as MiniSearch sums them: each searched word's impact times its weight, per passage.
     const candidates = new Map<number, Candidate>();
-    const hidden = this.#hidden('passage');
+    const hidden = this.#embargoes.hidden('passage');
     const credit = (passage: number, source: string, score: number) => {
       if (hidden.has(passage)) return;
       const candidate = candidates.get(passage);
