@@ -2,11 +2,11 @@
  * The sitemap (sitemaps.org protocol) as of one edition of a scheduled build (schedule.ts).
  * @astrojs/sitemap lists every page the build wrote, scheduled articles included; each edition's
  * copy keeps the articles published by its instant, and the news list's pages it has, each dated
- * (`lastmod`) by the newest article. Pure text edits of the integration's XML.
+ * (`lastmod`) by the newest article, written as the integration writes dates (ISO 8601 with
+ * milliseconds). Pure text edits of the integration's XML.
  */
 import { articlePath } from './article-meta.ts';
 import { newsListPath, newsPageCount } from './pagination.ts';
-import { toUtcDateTime } from './news-list.ts';
 
 export interface SitemapEdition {
   /** Article ids not yet published in this edition. */
@@ -36,7 +36,7 @@ export function sitemapEdition(xml: string, edition: SitemapEdition, site: strin
     kept.push(match[0]);
   }
   if (listAt !== -1) {
-    const lastmod = edition.newest === null ? '' : `<lastmod>${toUtcDateTime(new Date(edition.newest).toISOString())}</lastmod>`;
+    const lastmod = edition.newest === null ? '' : `<lastmod>${new Date(edition.newest).toISOString()}</lastmod>`;
     const pages = Array.from({ length: newsPageCount(edition.published) }, (_, i) => `<url><loc>${new URL(newsListPath(i + 1), site).href}</loc>${lastmod}</url>`);
     kept.splice(listAt, 0, ...pages);
   }
