@@ -6,6 +6,7 @@
  *   npm run bench -- --quick            # 1 round of 2 s, 1 million events (< 2 min)
  *   npm run bench -- --only=data-hit,chat
  *   npm run bench -- --only=scale       # the scale table alone (~10 min: a 5,000-article build)
+ *   npm run bench -- --only=search      # site search at 10, 1,000, 5,000 articles (~4 min)
  *   npm run bench -- --quick --profile  # also profile targets not met (the full run always does)
  *   npm run bench -- --render           # rewrite RESULTS.md from the last full run (after editing NOTES.md)
  *
