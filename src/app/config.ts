@@ -11,7 +11,7 @@ import { WebhookSecret } from '../features/contact/webhook-signing.ts';
 import { siteOrigins } from '../features/contact/contact-request.ts';
 import { isLoopbackHost, refusedRange } from '../lib/outbound-guard.ts';
 import { redactUrl, redactUrlsIn } from '../lib/redact-url.ts';
-import { bool, databaseUrl, DEFAULT_DATABASE_URL, httpUrlWithoutCredentials, list, llmBaseUrl, origin, parseOrigin, positiveInt, trustProxy } from './config-values.ts';
+import { bool, databaseUrl, DEFAULT_DATABASE_URL, httpUrlWithoutCredentials, list, llmBaseUrl, origin, parseOrigin, parsePort, positiveInt, trustProxy } from './config-values.ts';
 
 export type { TrustProxy };
 export { DEFAULT_DATABASE_URL, isLoopbackHost } from './config-values.ts';
@@ -112,6 +112,31 @@ export const EnvSchema = z.object({
   CONTACT_ALTCHA_HMAC_KEY: z.string().min(32, 'must be at least 32 characters, e.g. the output of `openssl rand -hex 32`').optional(),
   /** Run the scheduled jobs in this process (set false on instances that should only serve). */
   JOBS_ENABLED: bool('JOBS_ENABLED').default(true),
+
+  // Backups and the erasure ledger (docs/operators.md, "Backup and restore").
+  /** node-cron expression (UTC) of the scheduled backup; unset takes none. */
+  BACKUP_CRON: z
+    .string()
+    .min(1)
+    .refine((expression) => validCron(expression), 'must be a node-cron expression (evaluated in UTC), e.g. "15 1 * * *"')
+    .optional(),
+  /** Directory the scheduled backup writes to (it must exist). */
+  BACKUP_DIR: z.string().min(1).default('./backups'),
+  /** How many scheduled backups to keep in BACKUP_DIR: the newest N. */
+  BACKUP_KEEP: positiveInt.max(10_000, 'must be at most 10000').default(7),
+  /** The erasure ledger file (default: beside the SQLite file; ./data/erasure-ledger.ndjson on PostgreSQL). */
+  ERASURE_LEDGER: z.string().min(1).optional(),
+
+  // Outbound guard (src/lib/outbound-guard.ts).
+  /** Ports the contact webhook and the LLM client may connect to besides 80 and 443, on every hop. */
+  OUTBOUND_ALLOW_PORTS: list(parsePort).default([]),
+
+  // --- Scheduled publishing and site search (src/features/news/schedule.ts) ---
+  /**
+   * Milliseconds added to the clock that scheduled articles are published by, so tests can move
+   * time; refused when NODE_ENV=production. Every instance of a fleet must be given the same.
+   */
+  SITE_CLOCK_OFFSET_MS: z.coerce.number({ error: 'must be a whole number of milliseconds' }).int('must be a whole number of milliseconds').default(0),
 });
 
 export interface Config extends Omit<z.output<typeof EnvSchema>, 'SITE_URL' | 'ALLOWED_ORIGINS'> {
@@ -207,6 +232,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const privateHook = privateWebhookProblem(rest.CONTACT_WEBHOOK_URL, rest.CONTACT_WEBHOOK_ALLOW_PRIVATE);
   if (privateHook) throw new ConfigError([privateHook]);
+  if (rest.SITE_CLOCK_OFFSET_MS !== 0 && rest.NODE_ENV === 'production') {
+    throw new ConfigError(['SITE_CLOCK_OFFSET_MS: only for tests; it is refused when NODE_ENV is production (the default)']);
+  }
   const siteUrl = SITE_URL ?? listenOrigin(rest.HOST, rest.PORT);
   return {
     ...rest,
