@@ -148,7 +148,7 @@ export async function createApp(config: Config, log: Logger): Promise<RunningApp
           const origin = `http://${host}:${port}`;
           services = createServices({ config, boundOrigin: origin, db, log, assistantIndex: () => assistantIndex, cache });
           siteHost = new URL(services.config.SITE_URL).host;
-          outbox = services.config.JOBS_ENABLED ? startOutbox({ services, intervalMs: 15_000 }) : undefined;
+          outbox = services.config.JOBS_ENABLED ? startOutbox({ services }) : undefined;
           jobs = startJobs({ services });
           resolvePromise({ origin, services });
           warmUp(services).catch((error: unknown) => log.warn({ err: error }, 'warm-up failed'));

@@ -34,8 +34,9 @@ export interface ContactSettings {
   SITE_URL: string;
   /** Turns the proof of work on (altcha.server.ts). */
   CONTACT_ALTCHA_HMAC_KEY?: string | undefined;
-  /** A stored submission is queued for delivery when set (outbox.server.ts). */
+  /** A stored submission is queued for delivery when either is set (outbox.server.ts). */
   CONTACT_WEBHOOK_URL?: string | undefined;
+  CONTACT_NOTIFY_SMTP_URL?: string | undefined;
   /** The build whose contact page answers a browser's form again (contact-page.server.ts). */
   DIST_DIR: string;
 }
@@ -140,7 +141,7 @@ class StoreTimeout extends Error {
 async function store(deps: ContactDeps, payload: ContactPayload, idempotencyKey: string | undefined, timeoutMs: number): Promise<StoreResult> {
   const attempt = storeSubmission(deps.db, payload, {
     idempotencyKey,
-    webhookEnabled: deps.config.CONTACT_WEBHOOK_URL !== undefined,
+    deliver: deps.config.CONTACT_WEBHOOK_URL !== undefined || deps.config.CONTACT_NOTIFY_SMTP_URL !== undefined,
     lockTimeoutMs: Math.max(1, timeoutMs - 250),
   });
   // If the deadline wins, the store's own failure arrives later with no one awaiting it.

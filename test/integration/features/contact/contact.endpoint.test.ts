@@ -250,6 +250,7 @@ describe.each(ENGINES)('POST /api/contact on %s', (engine) => {
         next_attempt_at: null,
         delivered_at: null,
         last_error: null,
+        spam_reason: null,
       });
       expect(row!.created_at).toBeGreaterThanOrEqual(before);
     });

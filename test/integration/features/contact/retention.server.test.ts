@@ -46,7 +46,7 @@ describe.each(ENGINES)('contact retention and erasure on %s', (engine) => {
 
   /** A submission made `daysAgo` days before NOW; `pending` queues it for the webhook. */
   const submit = async (daysAgo: number, overrides: { work_email?: string; pending?: boolean } = {}) => {
-    const { id } = await storeSubmission(suite.db.handle, { ...validPayload, work_email: overrides.work_email ?? validPayload.work_email }, { webhookEnabled: overrides.pending ?? false, now: NOW - daysAgo * DAY_MS });
+    const { id } = await storeSubmission(suite.db.handle, { ...validPayload, work_email: overrides.work_email ?? validPayload.work_email }, { deliver: overrides.pending ?? false, now: NOW - daysAgo * DAY_MS });
     return id;
   };
   const remaining = async () => (await suite.db.handle.kysely.selectFrom('contact_submission').select('id').orderBy('id').execute()).map((r) => r.id);
@@ -77,7 +77,7 @@ describe.each(ENGINES)('contact retention and erasure on %s', (engine) => {
       posts += 1;
       return new Response(null, { status: 204 });
     };
-    expect(await deliverPending({ db: suite.db.handle, webhookUrl: 'http://127.0.0.1:9/hook', fetch, now: () => NOW + 1 })).toEqual({ delivered: 0, failed: 0 });
+    expect(await deliverPending({ db: suite.db.handle, webhookUrl: 'http://127.0.0.1:9/hook', fetch, now: () => NOW + 1 })).toEqual({ delivered: 0, failed: 0, gaveUp: 0 });
     expect(posts).toBe(0);
   });
 
@@ -189,8 +189,8 @@ describe('the server with CONTACT_RETENTION_DAYS', () => {
     const handle = createDb(database);
     try {
       expect((await migrateToLatest(handle.kysely, handle.engine)).error).toBeUndefined();
-      await storeSubmission(handle, validPayload, { webhookEnabled: true, now: Date.now() - 31 * DAY_MS });
-      await storeSubmission(handle, validPayload, { webhookEnabled: false, now: Date.now() - 29 * DAY_MS });
+      await storeSubmission(handle, validPayload, { deliver: true, now: Date.now() - 31 * DAY_MS });
+      await storeSubmission(handle, validPayload, { deliver: false, now: Date.now() - 29 * DAY_MS });
     } finally {
       await handle.close();
     }
