@@ -69,7 +69,7 @@ export class SmtpSink {
   mails: ReceivedMail[] = [];
   /** Every DATA command's outcome, in order (accepted or refused). */
   attempts = 0;
-  onData: (index: number) => 'accept' | { refuse: number; message: string } | 'disconnect' = () => 'accept';
+  onData: (index: number) => 'accept' | { refuse: number; message: string } | 'disconnect' | 'hang' = () => 'accept';
   port = 0;
   #sockets = new Set<Socket>();
   #waiters: Array<{ count: number; resolve: () => void }> = [];
@@ -99,7 +99,9 @@ export class SmtpSink {
     for await (const chunk of stream) chunks.push(chunk as Buffer);
     const index = this.attempts++;
     const fate = this.onData(index);
-    if (fate === 'disconnect') {
+    if (fate === 'hang') {
+      // Never answers the message: the client's timeout must end the attempt.
+    } else if (fate === 'disconnect') {
       for (const socket of this.#sockets) socket.destroy();
     } else if (fate === 'accept') {
       const raw = Buffer.concat(chunks).toString('utf8');
