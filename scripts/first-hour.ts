@@ -155,7 +155,7 @@ export const EXPECTATIONS: Expectation[] = [
     command: /^npm run contact:erase -- --email Ada@Example\.com$/,
     how: 'run',
     // Runs after "Try it" and the ALTCHA example submitted ada@example.com to the demo: at least those go.
-    check: all(ok, (r) => (/^erased [1-9]\d* submissions? and 0 pending webhook deliveries of Ada@Example\.com \(address matched case-insensitively\) from sqlite:/m.test(r.stdout) ? undefined : `unexpected output: ${r.stdout.slice(-200)}`)),
+    check: all(ok, (r) => (/^erased [1-9]\d* submissions? and 0 pending deliveries of Ada@Example\.com \(address matched case-insensitively\) from sqlite:/m.test(r.stdout) ? undefined : `unexpected output: ${r.stdout.slice(-200)}`)),
   },
   {
     command: /^npm run events:import -- events\.ndjson$/,

@@ -13,7 +13,7 @@ const USAGE = {
   options: { email: { type: 'string' } },
   details: [
     '  --email  delete every contact submission from this address (matched case-insensitively),',
-    '           pending webhook deliveries included, and print how many',
+    '           pending deliveries included, and print how many',
   ].join('\n'),
 } as const;
 
@@ -28,7 +28,7 @@ if (import.meta.main) {
     const handle = await db();
     const result = await eraseSubmissionsByEmail(handle, email);
     if (result.error) throw new CommandFailed(`erasure stopped after ${plural(result.submissions, 'submission')}`, { cause: result.error });
-    const deliveries = plural(result.pendingDeliveries, 'pending webhook delivery', 'pending webhook deliveries');
+    const deliveries = plural(result.pendingDeliveries, 'pending delivery', 'pending deliveries');
     stdout.write(`erased ${plural(result.submissions, 'submission')} and ${deliveries} of ${email} (address matched case-insensitively) from ${handle.target}\n`);
     return 0;
   });

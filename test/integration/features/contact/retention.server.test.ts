@@ -148,11 +148,11 @@ describe.each(ENGINES)('contact retention and erasure on %s', (engine) => {
       const run = await eraseCommand(['--email', 'Ada@Example.com'], suite.db.url);
       expect(run).toEqual({
         code: 0,
-        stdout: `erased 2 submissions and 1 pending webhook delivery of Ada@Example.com (address matched case-insensitively) from ${suite.db.handle.target}\n`,
+        stdout: `erased 2 submissions and 1 pending delivery of Ada@Example.com (address matched case-insensitively) from ${suite.db.handle.target}\n`,
         stderr: '',
       });
       expect(await remaining()).toEqual([other]);
-      expect((await eraseCommand(['--email=ada@example.com'], suite.db.url)).stdout).toMatch(/^erased 0 submissions and 0 pending webhook deliveries of ada@example\.com /);
+      expect((await eraseCommand(['--email=ada@example.com'], suite.db.url)).stdout).toMatch(/^erased 0 submissions and 0 pending deliveries of ada@example\.com /);
     });
 
     it.each([

@@ -39,6 +39,7 @@ describe.each(ENGINES)('contact CSV export on %s', (engine) => {
       },
       { deliver: true, now: FEB_1 },
     );
+    await storeSubmission(db.handle, { name: 'Bot', work_email: 'bot@example.com', priority: 'high' }, { deliver: true, now: FEB_1, spamReason: 'honeypot' });
   });
   afterAll(async () => {
     await db?.dispose();
@@ -72,6 +73,14 @@ describe.each(ENGINES)('contact CSV export on %s', (engine) => {
     const records = parse(stdout, { columns: true }) as Array<Record<string, string>>;
     expect(records.map((r) => r['name'])).toEqual(['Doe, "Jane"']);
     expect(stderr).toContain('1 submission exported');
+  });
+
+  it('leaves spam out, and lists it alone with --spam, with the reason', async () => {
+    const { stdout, stderr } = await run(process.execPath, ['jobs/cli/contact-export.ts', '--spam'], {
+      env: { PATH: process.env['PATH'] ?? '', DATABASE_URL: db.url, LOG_LEVEL: 'silent' },
+    });
+    expect(parse(stdout, { columns: true })).toEqual([expect.objectContaining({ name: 'Bot', delivery_status: 'none', spam_reason: 'honeypot' })]);
+    expect(stderr).toContain('1 spam submission exported');
   });
 });
 
