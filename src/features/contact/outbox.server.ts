@@ -16,7 +16,8 @@
  * Spam (contact_submission.spam_reason) is never planned nor sent. Several instances may run this
  * against one database. Delivery is at least once: if the process dies after the receiver took a
  * submission but before the row is marked, the lease runs out and it is sent again (webhook
- * receivers de-duplicate on webhook-id; a mail carries a stable Message-ID).
+ * receivers de-duplicate on webhook-id; the team may get a second e-mail, whose
+ * X-Contact-Submission-ID header says it is the same submission).
  *
  * The polling timer around `deliverPending` is src/app/jobs/outbox.ts; the log's reads and the
  * operators' actions (redeliver, spam) are deliveries.server.ts.

@@ -69,6 +69,22 @@ describe.each(ENGINES)('contact retention and erasure on %s', (engine) => {
     expect(await eraseSubmissionsByEmail(suite.db.handle, 'ada@example.com')).toEqual({ submissions: 0, pendingDeliveries: 0 });
   });
 
+  it('counts the planned deliveries still pending, of any channel, and deletes the delivery log with them', async () => {
+    const waiting = await submit(3, { pending: true });
+    const delivered = await submit(2, { pending: true });
+    let calls = 0;
+    // The first submission's webhook fails (pending, due again later), the second's is taken.
+    const fetch = async () => new Response(null, { status: ++calls === 1 ? 503 : 204 });
+    expect(await deliverPending({ db: suite.db.handle, webhookUrl: 'http://127.0.0.1:9/hook', fetch, now: () => NOW })).toEqual({ delivered: 1, failed: 1, gaveUp: 0 });
+    expect(await suite.db.handle.kysely.selectFrom('contact_delivery').select(['submission_id', 'state']).orderBy('submission_id').execute()).toEqual([
+      { submission_id: waiting, state: 'pending' },
+      { submission_id: delivered, state: 'delivered' },
+    ]);
+    expect(await eraseSubmissionsByEmail(suite.db.handle, validPayload.work_email)).toEqual({ submissions: 2, pendingDeliveries: 1 });
+    expect(await suite.db.handle.kysely.selectFrom('contact_delivery').selectAll().execute()).toEqual([]);
+    expect(await suite.db.handle.kysely.selectFrom('contact_delivery_attempt').selectAll().execute()).toEqual([]);
+  });
+
   it('never sends the erased pending deliveries', async () => {
     await submit(0, { pending: true });
     await eraseSubmissionsByEmail(suite.db.handle, validPayload.work_email);
