@@ -39,7 +39,7 @@ async function prepareDatabase(url: string, options: { breakContact?: boolean } 
       .values(SEEDED_DAYS.map((day, i) => ({ day, txn_count: 70 + i, impr_count: 2400 + i * 13, revenue_minor: 251_964 + i * 101, materialized_at: Date.now() })))
       .execute();
     // The store fails as a lost database would, after start-up: every insert errors.
-    if (options.breakContact) await sql`DROP TABLE contact_submission`.execute(handle.kysely);
+    if (options.breakContact) await sql`DROP TABLE contact_submission CASCADE`.execute(handle.kysely);
   } finally {
     await handle.close();
   }

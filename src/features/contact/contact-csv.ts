@@ -10,7 +10,7 @@
  */
 import type { Options } from 'csv-stringify';
 import type { ContactSubmissionRow } from '../../db/schema.ts';
-import type { DeliverySummary } from './deliveries.server.ts';
+import type { DeliverySummary } from './delivery-channel.ts';
 
 /** Header row, in order. */
 export const CSV_COLUMNS = [

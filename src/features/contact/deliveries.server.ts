@@ -11,6 +11,9 @@
  */
 import type { DbHandle } from '../../db/create-db.ts';
 import type { ContactDeliveryAttemptRow, ContactDeliveryRow, ContactSubmissionRow, DeliveryChannelName, DeliveryState } from '../../db/schema.ts';
+import type { DeliverySummary } from './delivery-channel.ts';
+
+export type { DeliverySummary } from './delivery-channel.ts';
 
 /** One delivery with its attempts, oldest first. */
 export interface DeliveryWithAttempts extends ContactDeliveryRow {
@@ -154,14 +157,6 @@ export async function markNotSpam(db: DbHandle, submissionId: number, options: A
   // Planned on every configured channel it has no delivery on yet (a spam was never planned).
   await db.kysely.updateTable('contact_submission').set({ delivery_status: 'pending', next_attempt_at: now }).where('id', '=', submissionId).where('delivery_status', '!=', 'pending').execute();
   return true;
-}
-
-/** A submission's deliveries in one word, for the CSV export. */
-export interface DeliverySummary {
-  /** `none` (nothing to send), `pending` (some delivery is not settled), `failed` (one was given up), `delivered` (all were). */
-  status: 'none' | 'pending' | 'failed' | 'delivered';
-  /** When the last channel took it, once all have. */
-  deliveredAt: number | null;
 }
 
 /** The summaries of these submissions (rows as read from contact_submission). */

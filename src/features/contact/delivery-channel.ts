@@ -39,3 +39,11 @@ export interface DeliveryChannel {
   /** Release what the channel holds (connections). */
   close?(): void;
 }
+
+/** A submission's deliveries in one word, for the CSV export (deliveries.server.ts, deliverySummaries). */
+export interface DeliverySummary {
+  /** `none` (nothing to send), `pending` (some delivery is not settled), `failed` (one was given up), `delivered` (all were). */
+  status: 'none' | 'pending' | 'failed' | 'delivered';
+  /** When the last channel took it, once all have. */
+  deliveredAt: number | null;
+}
