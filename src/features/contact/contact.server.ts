@@ -30,7 +30,9 @@ export interface StoreOptions {
   /** From the Idempotency-Key header: the same key stores once. */
   idempotencyKey?: string | undefined;
   /** A delivery channel (webhook, e-mail) is configured: queue the submission for the outbox (status `pending`). */
-  deliver: boolean;
+  deliver?: boolean;
+  /** The former name of `deliver` (when only the webhook existed), still read so callers written for it keep working. */
+  webhookEnabled?: boolean;
   /** Judged spam (spam.ts): stored with this reason and never queued for delivery. */
   spamReason?: string | undefined;
   /** Epoch ms of the submission; now by default. */
@@ -86,7 +88,7 @@ const waiting = new WeakMap<DbHandle, Pending[]>();
 export function storeSubmission(db: DbHandle, payload: ContactPayload, options: StoreOptions): Promise<StoreResult> {
   const now = options.now ?? Date.now();
   const key = options.idempotencyKey ?? null;
-  const queued = options.deliver && options.spamReason === undefined;
+  const queued = (options.deliver ?? options.webhookEnabled ?? false) && options.spamReason === undefined;
   const row: SubmissionRow = {
     ...submissionContent(payload),
     created_at: now,
