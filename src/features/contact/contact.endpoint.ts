@@ -2,7 +2,7 @@
  * `POST /api/contact` as an endpoint (src/lib/endpoint.ts): plain request in, plain response out.
  * The caller has read the body within the route's limit (32 KiB; past it, its 413).
  *
- * Order of refusals, cheapest first: 405 method, 400 bad Idempotency-Key (both headers only),
+ * Order of refusals, cheapest first (the route table's POST-only rule is the caller's): 400 bad Idempotency-Key (headers only),
  * then the body: JSON as src/lib/json-body.ts parses it (415 type, charset or coding; 400 empty,
  * not UTF-8, not JSON, not an object), or a form body (contact-request.ts: 403 from another
  * site, 415 charset or coding); then field validation, then the proof of work when it is on
@@ -52,13 +52,6 @@ export const contactEndpoint: Endpoint<ContactDeps> = async (request, deps) => {
   const html = wantsHtml(kind, request.headers.get('accept'));
   let body: Record<string, unknown> = {};
   try {
-    if (request.method !== 'POST') {
-      throw new HttpError(405, 'method_not_allowed', {
-        detail: `${request.method} is not supported here.`,
-        resolution: 'Send the contact form with POST.',
-        headers: { allow: 'POST' },
-      });
-    }
     const key = parseIdempotencyKey(request.headers.get('idempotency-key'));
     if (!key.ok) throw validationFailed([key.error], 'Send a fresh UUID per submission in Idempotency-Key, or leave the header out.');
     body = fieldsOf(request, kind, deps.config);

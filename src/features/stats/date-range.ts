@@ -47,6 +47,13 @@ export const DataQuery = z.strictObject({
 });
 export type DataQuery = z.infer<typeof DataQuery>;
 
+/**
+ * The parameters Get Data reads, in cache-key order: the schema's own keys, so the route table
+ * (which refuses any other at the edge and keys the response cache by these) and the schema
+ * cannot disagree.
+ */
+export const DATE_RANGE_PARAMETERS: readonly string[] = Object.keys(DataQuery.shape);
+
 /** A validated range. */
 export interface DateRange {
   /** First day, YYYY-MM-DD. */
