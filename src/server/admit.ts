@@ -51,7 +51,8 @@ export async function admit({ deps }: EdgeParts, x: Exchange): Promise<PlainAnsw
   x.file = statics.get(pathname) ?? (pathname.length > 1 && pathname.endsWith('/') ? statics.get(pathname.slice(0, -1)) : undefined);
   const methods = x.file ? FILE_METHODS : route.methods;
   if (!answers(methods, method)) return errorAnswer(route, methodNotAllowed(method, methods));
-  if (x.file || (method !== 'GET' && method !== 'HEAD')) return undefined;
+  // Probes are never cached: each answer is the service's state now.
+  if (x.file || route.kind === 'probe' || (method !== 'GET' && method !== 'HEAD')) return undefined;
   if (!route.strictQuery) {
     x.cacheKey = cacheKeyOf(route, pathname, x.url.searchParams);
     return undefined;

@@ -103,9 +103,11 @@ function afterAnswer({ deps }: EdgeParts, x: Exchange, answer: Answer): void {
 function finish({ deps }: EdgeParts, x: Exchange, logRequest: ReturnType<typeof createRequestLog>): void {
   const { req, res, tap } = x;
   const finished = res.writableFinished;
+  // Ended by us before the connection closed; otherwise the client left first.
+  const ended = res.writableEnded;
   if (tap) {
     x.bytesSent = tap.bytes;
-    const body = x.cacheKey !== undefined && finished && res.statusCode === 200 ? tap.body() : undefined;
+    const body = x.cacheKey !== undefined && ended && res.statusCode === 200 ? tap.body() : undefined;
     if (body) deps.cache.store(x.cacheKey!, req.headers, 200, res.getHeaders() as Record<string, string | string[]>, body);
   }
   const ms = performance.now() - x.started;
@@ -115,7 +117,7 @@ function finish({ deps }: EdgeParts, x: Exchange, logRequest: ReturnType<typeof 
     route: x.route.name,
     method: KNOWN_METHODS.has(x.method) ? x.method : 'other',
     // nginx's "client closed request" when the client left before the last byte.
-    status: finished ? res.statusCode : 499,
+    status: ended ? res.statusCode : 499,
     durationSeconds: ms / 1000,
     bytesSent: x.bytesSent,
     responseCache: x.cache,
@@ -135,9 +137,9 @@ export function createEdge(deps: EdgeDeps): import('./exchange.ts').Edge {
 
   /** The answer: a refusal, a prebuilt file, a cached response, the endpoint's, or Astro's. */
   async function answerOf(x: Exchange): Promise<Answer> {
-    if (x.route.kind === 'probe' && KNOWN_METHODS.has(x.method)) return probe(parts, x);
     const refusal = await admit(parts, x);
     if (refusal) return refusal;
+    if (x.route.kind === 'probe') return probe(parts, x);
     if (x.file) return out.file(x.req, x.file);
     const hit = x.cacheKey === undefined ? undefined : deps.cache.get(x.cacheKey);
     if (hit) return out.cached(x.req, hit);

@@ -130,6 +130,9 @@ const EXACT = new Map<string, Route>(
   ].map((r) => [r.path, { ...r, name: r.path }]),
 );
 
+/** Every declared route, for tests and documents that walk the table. */
+export const DECLARED_ROUTES: readonly Route[] = [...EXACT.values()];
+
 /** Everything else under the data prefix: the data interface's 404s and 405s, in its format. */
 const DATA_OTHER = route(PATHS.dataPrefix, { kind: 'api', cors: 'public', rate: always('data') });
 /** Any other `/api/...`: site-interface 404s. */
