@@ -68,7 +68,7 @@ export function keyWindows(key: ApiKey): Window[] {
 
 /** 401 in the data interface's format, with the challenge of RFC 6750 section 3. */
 function unauthorized(credentials: Credentials): HttpError {
-  return new HttpError(401, "unauthorized", {
+  return new HttpError("unauthorized", {
     detail:
       credentials.kind === "malformed"
         ? `The Authorization header does not carry an API key: ${credentials.problem}. Send ${KEY_FORMAT}, or no Authorization header for anonymous limits.`
@@ -128,7 +128,7 @@ export function createEdgeLimiter(
         decision.scope === "data-day"
           ? `rate limit exceeded: the daily quota is spent; it resets at 00:00 UTC, in ${wait} seconds`
           : `rate limit exceeded: too many requests in a given amount of time; retry after ${wait} seconds`;
-      return { headers, refused: new HttpError(429, "SVC1010", { detail }) };
+      return { headers, refused: new HttpError("SVC1010", { detail }) };
     }
     return {
       headers,
@@ -163,7 +163,7 @@ export function createEdgeLimiter(
         const wait = String(found.retryAfterSeconds);
         return {
           headers: { "Retry-After": wait },
-          refused: new HttpError(429, "SVC1010", {
+          refused: new HttpError("SVC1010", {
             detail: `rate limit exceeded: too many unrecognised API keys from this address; retry after ${wait} seconds`,
           }),
         };
@@ -175,7 +175,7 @@ export function createEdgeLimiter(
         );
         return {
           headers: {},
-          refused: new HttpError(503, "service_unavailable", {
+          refused: new HttpError("service_unavailable", {
             detail:
               "API keys cannot be checked just now: the database is unavailable. Try again in a few seconds.",
             headers: { "retry-after": "5" },
@@ -205,7 +205,7 @@ export function createEdgeLimiter(
     const wait = decision.retryAfterSeconds ?? 1;
     return {
       headers: figures,
-      refused: new HttpError(429, "rate_limited", {
+      refused: new HttpError("rate_limited", {
         detail: `The ${decision.scope ?? "rate"} limit is used up for this client.`,
         resolution: `Wait ${wait} second${wait === 1 ? "" : "s"} (Retry-After) before retrying.`,
         extensions: { scope: decision.scope, retryAfter: wait },

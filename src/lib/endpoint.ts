@@ -70,7 +70,7 @@ export function timeLeft(request: Pick<PlainRequest, 'deadline'>, now = Date.now
 
 /** 413 for a body past the route's limit: the same refusal from the edge and from `plainRequestOf`. */
 export function bodyTooLarge(limit: number): HttpError {
-  return new HttpError(413, 'payload_too_large', {
+  return new HttpError('payload_too_large', {
     detail: `The request body exceeds ${limit} bytes.`,
     resolution: `Send at most ${limit} bytes.`,
     headers: { connection: 'close' },

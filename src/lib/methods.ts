@@ -35,7 +35,7 @@ export function answers(methods: readonly Method[] | undefined, method: string):
 /** The 405 for `method` on a resource that answers `methods` (all known ones when undefined). */
 export function methodNotAllowed(method: string, methods: readonly Method[] | undefined): HttpError {
   const allow = methods === undefined ? 'GET, HEAD, POST, OPTIONS' : allowOf(methods);
-  return new HttpError(405, 'method_not_allowed', {
+  return new HttpError('method_not_allowed', {
     detail: `${method} is not supported here.`,
     resolution: `Send ${allow.replace(/, ([^,]+)$/, ' or $1')}.`,
     headers: { allow },

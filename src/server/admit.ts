@@ -43,7 +43,7 @@ export async function admit({ deps }: EdgeParts, x: Exchange): Promise<PlainAnsw
     for (const name in outcome.headers) head.push(name, outcome.headers[name]!);
     if (outcome.refused) return errorAnswer(route, outcome.refused);
   }
-  if (route.kind === 'hidden') return errorAnswer(route, new HttpError(404, 'not_found', { detail: `Nothing is served at ${x.url.pathname}.` }));
+  if (route.kind === 'hidden') return errorAnswer(route, new HttpError('not_found', { detail: `Nothing is served at ${x.url.pathname}.` }));
   // Prebuilt files answer whatever the query string (?utm_source=… on a page, a cache-buster on
   // /api/news), like any static server.
   const { pathname } = x.url;
@@ -63,5 +63,5 @@ export async function admit({ deps }: EdgeParts, x: Exchange): Promise<PlainAnsw
   x.cacheKey = strict.cacheKey;
   if (!strict.unknown) return undefined;
   const code = route.interface === 'data' ? 'SVC1005' : 'validation_failed';
-  return errorAnswer(route, new HttpError(400, code, { detail: strict.unknown, resolution: `Send only ${route.query.join(' and ')}.` }));
+  return errorAnswer(route, new HttpError(code, { detail: strict.unknown, resolution: `Send only ${route.query.join(' and ')}.` }));
 }

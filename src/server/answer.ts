@@ -78,7 +78,7 @@ export async function callEndpoint({ deps }: EdgeParts, x: Exchange, endpoint: E
 
 /** What answers when Astro has no route for the path: the API's 404 problem, the not-found page, or a minimal one. */
 function notFound({ out, notFoundEntry }: EdgeParts, x: Exchange): Answer | Promise<Answer> {
-  if (x.route.kind === 'api') return errorAnswer(x.route, new HttpError(404, 'not_found', { detail: `No API resource at ${x.url.pathname}.` }));
+  if (x.route.kind === 'api') return errorAnswer(x.route, new HttpError('not_found', { detail: `No API resource at ${x.url.pathname}.` }));
   if (notFoundEntry && (x.method === 'GET' || x.method === 'HEAD')) return out.file(x.req, notFoundEntry, 404);
   const response = { status: 404, headers: { 'content-type': 'text/html; charset=utf-8' }, body: '<!doctype html><title>Not found</title><h1>Not found</h1><p><a href="/">Home</a></p>' };
   return { kind: 'plain', response, edge: true };

@@ -50,7 +50,7 @@ function exchangeOf({ deps, out }: EdgeParts, req: IncomingMessage, res: ServerR
   }
   if (!url) {
     const route = routeOf('/api');
-    void out.write(res, out.startHead(route, requestId), errorAnswer(route, new HttpError(400, 'validation_failed', { detail: refusal })));
+    void out.write(res, out.startHead(route, requestId), errorAnswer(route, new HttpError('validation_failed', { detail: refusal })));
     return undefined;
   }
   const route = routeOf(url.pathname);

@@ -113,7 +113,7 @@ function success(replayed: boolean, html: boolean): PlainResponse {
 /** The database could not take the submission: 502 per docs/interface.md section 3; nothing stored. */
 function unavailable(deps: ContactDeps, error: unknown): HttpError {
   deps.log.error({ err: error, database: deps.db.target }, 'contact submission not stored');
-  return new HttpError(502, 'upstream_unavailable', {
+  return new HttpError('upstream_unavailable', {
     detail: 'Your message could not be stored just now, so it was not received.',
     resolution: 'Please try again in a minute. Resending with the same Idempotency-Key never stores it twice.',
     cause: error,
@@ -148,7 +148,7 @@ async function store(deps: ContactDeps, payload: ContactPayload, idempotencyKey:
     ]);
   } catch (error) {
     if (error instanceof IdempotencyKeyReused) {
-      throw new HttpError(422, 'idempotency_key_reused', {
+      throw new HttpError('idempotency_key_reused', {
         detail: 'This Idempotency-Key was already used for a submission with different content.',
         resolution: 'Use a new Idempotency-Key for each new submission; reuse a key only to retry the very same one.',
       });

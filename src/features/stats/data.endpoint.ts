@@ -66,7 +66,7 @@ async function readWithin(db: DbHandle, startDate: string, endDate: string, budg
     return await db.withDeadline(budgetMs, () => readDailyStats(db.kysely, startDate, endDate));
   } catch (error) {
     if (!isStorageUnavailable(error)) throw error;
-    throw new HttpError(503, 'service_unavailable', {
+    throw new HttpError('service_unavailable', {
       detail: 'The statistics database is unavailable just now.',
       resolution: 'Try again in a few seconds.',
       headers: { 'retry-after': '5' },

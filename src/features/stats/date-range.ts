@@ -79,14 +79,14 @@ function queryObject(params: URLSearchParams): Record<string, string | string[]>
 }
 
 function invalid(detail: string): HttpError {
-  return new HttpError(400, 'SVC1005', {
+  return new HttpError('SVC1005', {
     detail,
     resolution: `Send startDate and endDate as YYYY-MM-DD, endDate not before startDate, at most ${MAX_RANGE_DAYS} days apart counting both.`,
   });
 }
 
 /**
- * Validate the query of a data request. Throws `HttpError(400, 'SVC1005')` naming the first rule that failed; when both dates
+ * Validate the query of a data request. Throws `HttpError('SVC1005')` naming the first rule that failed; when both dates
  * are malformed, both are named.
  */
 export function parseDateRange(params: URLSearchParams): DateRange {
