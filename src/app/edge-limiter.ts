@@ -6,17 +6,9 @@
  * not a live key, and gives a 304's day unit back. The policy, bucket math and stores live in
  * src/features/ratelimit; keys in src/features/apikeys.
  */
-import type { IncomingHttpHeaders } from "node:http";
-import type { Config } from "./config.ts";
-import {
-  createKeyResolver,
-  credentialsOf,
-  findLiveKey,
-  KEY_FORMAT,
-  type ApiKey,
-  type Credentials,
-  type KeyResolver,
-} from "../features/apikeys/index.ts";
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Config } from './config.ts';
+import { createKeyResolver, credentialsOf, findLiveKey, KEY_FORMAT, type ApiKey, type Credentials, type KeyResolver } from '../features/apikeys/index.ts';
 import {
   createMemoryStore,
   createRedisStore,
@@ -28,12 +20,11 @@ import {
   type Decision,
   type RateLimitStore,
   type Window,
-} from "../features/ratelimit/index.ts";
-import type { DbHandle } from "../db/create-db.ts";
-import type { EdgeLimiter, LimitOutcome } from "../server/http.ts";
-import type { RateClass } from "../lib/rate-class.ts";
-import type { Logger } from "../server/log.ts";
-import { HttpError } from "../lib/http-error.ts";
+} from '../features/ratelimit/index.ts';
+import type { DbHandle } from '../db/create-db.ts';
+import type { EdgeLimiter, LimitOutcome } from '../server/http.ts';
+import type { Logger } from '../server/log.ts';
+import { HttpError } from '../lib/http-error.ts';
 
 /** Budget of one key lookup in the database: a stuck database answers 503 quickly, never hangs the request. */
 const KEY_LOOKUP_DEADLINE_MS = 1_000;
@@ -51,84 +42,51 @@ export interface EdgeLimiterOptions {
 /** The data windows of a key: the anonymous windows' names (so X-RateLimit-Scope reads the same) with the key's limits. */
 export function keyWindows(key: ApiKey): Window[] {
   return [
-    {
-      name: "data-minute",
-      limit: key.minuteLimit,
-      kind: "bucket",
-      periodSeconds: 60,
-    },
-    {
-      name: "data-day",
-      limit: key.dayLimit,
-      kind: "utc-day",
-      periodSeconds: 86_400,
-    },
+    { name: 'data-minute', limit: key.minuteLimit, kind: 'bucket', periodSeconds: 60 },
+    { name: 'data-day', limit: key.dayLimit, kind: 'utc-day', periodSeconds: 86_400 },
   ];
 }
 
 /** 401 in the data interface's format, with the challenge of RFC 6750 section 3. */
 function unauthorized(credentials: Credentials): HttpError {
-  return new HttpError("unauthorized", {
+  return new HttpError('unauthorized', {
     detail:
-      credentials.kind === "malformed"
+      credentials.kind === 'malformed'
         ? `The Authorization header does not carry an API key: ${credentials.problem}. Send ${KEY_FORMAT}, or no Authorization header for anonymous limits.`
-        : "The API key is not valid: it is unknown or has been revoked. Send a live key, or no Authorization header for anonymous limits.",
+        : 'The API key is not valid: it is unknown or has been revoked. Send a live key, or no Authorization header for anonymous limits.',
     // invalid_token: "expired, revoked, malformed, or invalid for other reasons" (RFC 6750 section 3.1).
-    headers: {
-      "www-authenticate": 'Bearer realm="data", error="invalid_token"',
-    },
+    headers: { 'www-authenticate': 'Bearer realm="data", error="invalid_token"' },
   });
 }
 
-export function createEdgeLimiter(
-  config: Config,
-  log: Logger,
-  options: EdgeLimiterOptions = {},
-): EdgeRateLimiter {
+export function createEdgeLimiter(config: Config, log: Logger, options: EdgeLimiterOptions = {}): EdgeRateLimiter {
   const now = options.now ?? Date.now;
   const policies = policiesFromConfig(config);
   const draft = config.RATE_LIMIT_DRAFT_HEADERS;
-  const store: RateLimitStore = config.REDIS_URL
-    ? createRedisStore({
-        url: config.REDIS_URL,
-        log,
-        prefix: config.REDIS_KEY_PREFIX,
-        commandTimeoutMs: config.REDIS_TIMEOUT_MS,
-      })
-    : createMemoryStore();
+  const store: RateLimitStore = config.REDIS_URL ? createRedisStore({ url: config.REDIS_URL, log, prefix: config.REDIS_KEY_PREFIX, commandTimeoutMs: config.REDIS_TIMEOUT_MS }) : createMemoryStore();
   const { db } = options;
-  const keys: KeyResolver | undefined =
-    db &&
-    createKeyResolver({
-      find: (tokenHash) =>
-        db.withDeadline(KEY_LOOKUP_DEADLINE_MS, () =>
-          findLiveKey(db.kysely, tokenHash),
-        ),
-      ttlMs: config.API_KEY_CACHE_SECONDS * 1000,
-      now,
-    });
+  const keys: KeyResolver | undefined = db && createKeyResolver({
+    find: (tokenHash) => db.withDeadline(KEY_LOOKUP_DEADLINE_MS, () => findLiveKey(db.kysely, tokenHash)),
+    ttlMs: config.API_KEY_CACHE_SECONDS * 1000,
+    now,
+  });
 
   function dataFigures(decision: Decision, at: number): Record<string, string> {
-    return draft
-      ? { ...dataHeaders(decision, at), ...draftHeaders(decision) }
-      : dataHeaders(decision, at);
+    return draft ? { ...dataHeaders(decision, at), ...draftHeaders(decision) } : dataHeaders(decision, at);
   }
 
   /** One take from the data windows of `key` (a client address or `key:<id>`). */
-  async function takeData(
-    key: string,
-    windows: Window[],
-  ): Promise<LimitOutcome> {
+  async function takeData(key: string, windows: Window[]): Promise<LimitOutcome> {
     const at = now();
     const decision = await store.take(key, windows, at);
     const headers = dataFigures(decision, at);
     if (!decision.allowed) {
       const wait = decision.retryAfterSeconds ?? 1;
       const detail =
-        decision.scope === "data-day"
+        decision.scope === 'data-day'
           ? `rate limit exceeded: the daily quota is spent; it resets at 00:00 UTC, in ${wait} seconds`
           : `rate limit exceeded: too many requests in a given amount of time; retry after ${wait} seconds`;
-      return { headers, refused: new HttpError("SVC1010", { detail }) };
+      return { headers, refused: new HttpError('SVC1010', { detail }) };
     }
     return {
       headers,
@@ -137,51 +95,19 @@ export function createEdgeLimiter(
       // and refunding keeps the quota exact under concurrency (it can never be overspent).
       onStatus: (status) => {
         if (status !== 304) return undefined;
-        store
-          .refund(key, windows, decision)
-          .catch((err: unknown) =>
-            log.debug({ err }, "rate-limit refund failed"),
-          );
+        store.refund(key, windows, decision).catch((err: unknown) => log.debug({ err }, 'rate-limit refund failed'));
         return dataFigures(refundedDecision(decision), at);
       },
     };
   }
 
-  async function checkData(
-    clientKey: string,
-    headers: IncomingHttpHeaders,
-  ): Promise<LimitOutcome> {
+  async function checkData(clientKey: string, headers: IncomingHttpHeaders): Promise<LimitOutcome> {
     const credentials = credentialsOf(headers);
-    if (credentials.kind === "none") return takeData(clientKey, policies.data);
-    if (credentials.kind === "bearer" && keys) {
+    if (credentials.kind === 'none') return takeData(clientKey, policies.data);
+    if (credentials.kind === 'bearer' && keys) {
       const found = await keys.resolve(credentials.token, clientKey);
-      if (found.kind === "valid")
-        return takeData(`key:${found.key.id}`, keyWindows(found.key));
-      if (found.kind === "throttled") {
-        // Not a verdict on the token: too many unknown tokens from this address in the last
-        // minute (key-resolver.ts). A 429 the client may retry, never a 401 that reads as revoked.
-        const wait = String(found.retryAfterSeconds);
-        return {
-          headers: { "Retry-After": wait },
-          refused: new HttpError("SVC1010", {
-            detail: `rate limit exceeded: too many unrecognised API keys from this address; retry after ${wait} seconds`,
-          }),
-        };
-      }
-      if (found.kind === "unavailable") {
-        log.warn(
-          { err: found.error },
-          "API key lookup failed: the database did not answer",
-        );
-        return {
-          headers: {},
-          refused: new HttpError("service_unavailable", {
-            detail:
-              "API keys cannot be checked just now: the database is unavailable. Try again in a few seconds.",
-            headers: { "retry-after": "5" },
-          }),
-        };
-      }
+      if (found.kind === 'valid') return takeData(`key:${found.key.id}`, keyWindows(found.key));
+      if (found.kind === 'throttled' || found.kind === 'unavailable') return keyRefusal(found, log);
     }
     // A token that is not a live key is charged as an anonymous request of the client address, so
     // bad credentials never buy more than anonymous access; when those windows are spent the
@@ -191,35 +117,49 @@ export function createEdgeLimiter(
     return { headers: anonymous.headers, refused: unauthorized(credentials) };
   }
 
-  async function checkClass(
-    routeClass: RateClass,
-    clientKey: string,
-    headers: IncomingHttpHeaders,
-  ): Promise<LimitOutcome> {
-    if (routeClass === "data") return checkData(clientKey, headers);
-    const decision = await store.take(clientKey, policies[routeClass], now());
-    const figures = draft
-      ? { ...siteHeaders(decision), ...draftHeaders(decision) }
-      : siteHeaders(decision);
-    if (decision.allowed) return { headers: figures };
-    const wait = decision.retryAfterSeconds ?? 1;
-    return {
-      headers: figures,
-      refused: new HttpError("rate_limited", {
-        detail: `The ${decision.scope ?? "rate"} limit is used up for this client.`,
-        resolution: `Wait ${wait} second${wait === 1 ? "" : "s"} (Retry-After) before retrying.`,
-        extensions: { scope: decision.scope, retryAfter: wait },
-      }),
-    };
-  }
-
   return {
     async check(routeClass, clientKey, headers): Promise<LimitOutcome> {
-      const outcome = await checkClass(routeClass, clientKey, headers);
-      // Read after the take: the take is what finds the backend gone.
+      const outcome = routeClass === 'data' ? await checkData(clientKey, headers) : siteOutcome(await store.take(clientKey, policies[routeClass], now()), draft);
+      // Read after the take: the take is what finds a shared store's backend gone.
       if (store.degraded) outcome.degraded = true;
       return outcome;
     },
     close: () => store.close(),
+  };
+}
+
+/** A take from a site class's windows as the edge's outcome: its headers, and the 429 problem when refused. */
+function siteOutcome(decision: Decision, draft: boolean): LimitOutcome {
+  const figures = draft ? { ...siteHeaders(decision), ...draftHeaders(decision) } : siteHeaders(decision);
+  if (decision.allowed) return { headers: figures };
+  const wait = decision.retryAfterSeconds ?? 1;
+  return {
+    headers: figures,
+    refused: new HttpError('rate_limited', {
+      detail: `The ${decision.scope ?? 'rate'} limit is used up for this client.`,
+      resolution: `Wait ${wait} second${wait === 1 ? '' : 's'} (Retry-After) before retrying.`,
+      extensions: { scope: decision.scope, retryAfter: wait },
+    }),
+  };
+}
+
+/** A bearer token that could not be judged: too many unknown ones from this address (429), or no database (503). */
+function keyRefusal(found: { kind: 'throttled'; retryAfterSeconds: number } | { kind: 'unavailable'; error: unknown }, log: Logger): LimitOutcome {
+  if (found.kind === 'throttled') {
+    // Not a verdict on the token: too many unknown tokens from this address in the last
+    // minute (key-resolver.ts). A 429 the client may retry, never a 401 that reads as revoked.
+    const wait = String(found.retryAfterSeconds);
+    return {
+      headers: { 'Retry-After': wait },
+      refused: new HttpError('SVC1010', { detail: `rate limit exceeded: too many unrecognised API keys from this address; retry after ${wait} seconds` }),
+    };
+  }
+  log.warn({ err: found.error }, 'API key lookup failed: the database did not answer');
+  return {
+    headers: {},
+    refused: new HttpError('service_unavailable', {
+      detail: 'API keys cannot be checked just now: the database is unavailable. Try again in a few seconds.',
+      headers: { 'retry-after': '5' },
+    }),
   };
 }
