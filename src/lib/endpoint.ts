@@ -13,6 +13,7 @@
  */
 import { errorResponse, HttpError } from './http-error.ts';
 import { answers, endpointMethod, methodNotAllowed, type Method } from './methods.ts';
+import { unknownParameters, unknownParametersError } from './query-params.ts';
 
 /** Read access to request headers: Fetch's `Headers` has it, and so has the edge's view of node's. */
 export interface HeaderReader {
@@ -61,6 +62,9 @@ export interface EndpointLimits {
   deadlineMs: number;
   /** The methods the route declares (src/lib/methods.ts); undefined: any. */
   methods?: readonly Method[] | undefined;
+  /** The query parameters the route reads; with `strictQuery`, any other is refused (400). */
+  query?: readonly string[];
+  strictQuery?: boolean;
 }
 
 /** Milliseconds left before the request's deadline, never below 1 (a budget of 0 means "none"). */
@@ -85,12 +89,15 @@ export function bodyTooLarge(limit: number): HttpError {
 async function plainRequestOf(request: Request, limits: EndpointLimits): Promise<PlainRequest> {
   const method = request.method;
   if (!answers(limits.methods, method)) throw methodNotAllowed(method, limits.methods);
+  const url = new URL(request.url);
+  const unknown = limits.strictQuery ? unknownParameters(url.searchParams, limits.query ?? []) : undefined;
+  if (unknown) throw unknownParametersError(url.pathname, unknown, limits.query ?? []);
   const hasBody = method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS';
   const body = hasBody ? await readFetchBody(request, limits.bodyLimit) : undefined;
   return {
     method: endpointMethod(method),
     headOnly: method === 'HEAD',
-    url: new URL(request.url),
+    url,
     headers: request.headers,
     body,
     // From the moment the body is in, as at the edge (src/server/answer.ts).

@@ -7,6 +7,7 @@
 import { corsHeaders, EXPOSED_HEADERS } from '../lib/cors.ts';
 import { HttpError } from '../lib/http-error.ts';
 import { answers, KNOWN_METHODS, methodNotAllowed, type Method } from '../lib/methods.ts';
+import { unknownParametersError } from '../lib/query-params.ts';
 import type { EdgeDeps } from './edge-deps.ts';
 import type { EdgeParts, Exchange } from './exchange.ts';
 import { errorAnswer, type PlainAnswer } from './respond.ts';
@@ -62,6 +63,5 @@ export async function admit({ deps }: EdgeParts, x: Exchange): Promise<PlainAnsw
   const strict = readStrictQuery(route, x.url);
   x.cacheKey = strict.cacheKey;
   if (!strict.unknown) return undefined;
-  const code = route.interface === 'data' ? 'SVC1005' : 'validation_failed';
-  return errorAnswer(route, new HttpError(code, { detail: strict.unknown, resolution: `Send only ${route.query.join(' and ')}.` }));
+  return errorAnswer(route, unknownParametersError(route.path, strict.unknown, route.query));
 }

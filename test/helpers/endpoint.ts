@@ -9,12 +9,12 @@ import { routeOf } from '../../src/server/routes.ts';
 
 const DEFAULT_LIMITS: EndpointLimits = { bodyLimit: 64 * 1024, deadlineMs: 4_000 };
 
-/** The methods the route table declares for the endpoint at the request's path (the caller's 405 and HEAD), as under `astro dev`. */
-function declaredMethods(endpoint: Endpoint<never>, request: Request): EndpointLimits['methods'] {
+/** What the route table declares for the endpoint at the request's path (the caller's 405, HEAD and strict query), as under `astro dev`. */
+function declared(endpoint: Endpoint<never>, request: Request): Partial<EndpointLimits> {
   const route = routeOf(new URL(request.url).pathname);
-  return route.endpoint === endpoint ? route.methods : undefined;
+  return route.endpoint === endpoint ? { methods: route.methods, query: route.query, strictQuery: route.strictQuery } : {};
 }
 
 export function callEndpoint<Deps>(endpoint: Endpoint<Deps>, request: Request, deps: Deps, limits: Partial<EndpointLimits> = {}): Promise<Response> {
-  return callOverFetch(endpoint, request, deps, { ...DEFAULT_LIMITS, methods: declaredMethods(endpoint as Endpoint<never>, request), ...limits });
+  return callOverFetch(endpoint, request, deps, { ...DEFAULT_LIMITS, ...declared(endpoint as Endpoint<never>, request), ...limits });
 }
