@@ -37,19 +37,20 @@ export async function admit({ deps }: EdgeParts, x: Exchange): Promise<PlainAnsw
   // Request Astro builds (which cannot represent some of them) turns them into a 500.
   if (!KNOWN_METHODS.has(method)) return errorAnswer(route, methodNotAllowed(method, route.methods));
   addCors(deps, x);
-  x.rateClass = limiter ? route.rate(method) : null;
+  // Prebuilt files answer whatever the query string (?utm_source=… on a page, a cache-buster on
+  // /api/news), like any static server.
+  const { pathname } = x.url;
+  const statics = deps.statics;
+  x.file = x.refused ? undefined : (statics.get(pathname) ?? (pathname.length > 1 && pathname.endsWith('/') ? statics.get(pathname.slice(0, -1)) : undefined));
+  x.rateClass = limiter ? route.rate(method, x.file !== undefined) : null;
   if (limiter && x.rateClass) {
     const outcome = await limiter.check(x.rateClass, x.clientKey, req.headers);
     x.limit = outcome;
     for (const name in outcome.headers) head.push(name, outcome.headers[name]!);
     if (outcome.refused) return errorAnswer(route, outcome.refused);
   }
-  if (route.kind === 'hidden') return errorAnswer(route, new HttpError('not_found', { detail: `Nothing is served at ${x.url.pathname}.` }));
-  // Prebuilt files answer whatever the query string (?utm_source=… on a page, a cache-buster on
-  // /api/news), like any static server.
-  const { pathname } = x.url;
-  const statics = deps.statics;
-  x.file = statics.get(pathname) ?? (pathname.length > 1 && pathname.endsWith('/') ? statics.get(pathname.slice(0, -1)) : undefined);
+  if (x.refused) return errorAnswer(route, x.refused);
+  if (route.kind === 'hidden' || (route.prebuiltOnly && !x.file)) return errorAnswer(route, new HttpError('not_found', { detail: `Nothing is served at ${pathname}.` }));
   const methods = x.file ? FILE_METHODS : route.methods;
   if (!answers(methods, method)) return errorAnswer(route, methodNotAllowed(method, methods));
   // Probes are never cached: each answer is the service's state now.

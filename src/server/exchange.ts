@@ -5,6 +5,7 @@
  * observation reports.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { HttpError } from '../lib/http-error.ts';
 import type { AstroTap } from './astro-tap.ts';
 import type { EdgeDeps, LimitOutcome } from './edge-deps.ts';
 import type { Head } from './head.ts';
@@ -20,6 +21,8 @@ export interface Exchange {
   method: string;
   url: RequestTarget;
   route: Route;
+  /** The 400 of a target that is no valid path, sent once its rate limit is charged. */
+  refused: HttpError | undefined;
   requestId: string;
   clientKey: string;
   /** Response headers not yet written (head.ts). */

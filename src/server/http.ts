@@ -23,9 +23,9 @@ import { ClientAbortedError } from './body.ts';
 import type { Exchange, EdgeParts } from './exchange.ts';
 import { setHeaderIn } from './head.ts';
 import { createNodeServer } from './http-server.ts';
-import { createRequestLog } from './log.ts';
+import { createRequestLog, statusSent } from './log.ts';
 import type { RequestObservation } from './observation.ts';
-import { BadTarget, parseRequestTarget, type RequestTarget } from './request-target.ts';
+import { readTarget } from './request-target.ts';
 import { errorAnswer, Responder, type Answer } from './respond.ts';
 import { routeOf } from './routes.ts';
 import type { EdgeDeps } from './edge-deps.ts';
@@ -37,23 +37,12 @@ function socketKey(req: IncomingMessage): string {
   return req.socket.remoteAddress ?? 'unknown';
 }
 
-/** The route and pending head of a request, or the 400 for a target that is no valid path. */
-function exchangeOf({ deps, out }: EdgeParts, req: IncomingMessage, res: ServerResponse, requestId: string, clientKeyOf: (req: IncomingMessage) => string): Exchange | undefined {
+/** The route and pending head of a request; a target that is no valid path gets the site API's route and its 400 (admit). */
+function exchangeOf({ deps, out }: EdgeParts, req: IncomingMessage, res: ServerResponse, requestId: string, clientKeyOf: (req: IncomingMessage) => string): Exchange {
   const started = performance.now();
-  let url: RequestTarget | undefined;
-  let refusal = 'The request target is not a valid path.';
-  try {
-    url = parseRequestTarget(req.url ?? '');
-  } catch (error) {
-    if (!(error instanceof BadTarget)) throw error;
-    refusal = error.message;
-  }
-  if (!url) {
-    const route = routeOf('/api');
-    void out.write(res, out.startHead(route, requestId), errorAnswer(route, new HttpError('validation_failed', { detail: refusal })));
-    return undefined;
-  }
-  const route = routeOf(url.pathname);
+  const { url, refusal } = readTarget(req.url ?? '');
+  const route = routeOf(refusal === undefined ? url.pathname : '/api');
+  const refused = refusal === undefined ? undefined : new HttpError('validation_failed', { detail: refusal });
   // Astro routes on req.url and builds its Request URL from Host: give it the path the edge
   // decided on (so limits, cache keys and routing agree) and our own host, never the client's
   // (a Host such as `x/api/chat?` or `a@b` would otherwise steer routing or break the URL).
@@ -62,7 +51,7 @@ function exchangeOf({ deps, out }: EdgeParts, req: IncomingMessage, res: ServerR
   if (req.headers['x-forwarded-host'] !== undefined) delete req.headers['x-forwarded-host'];
   const method = req.method ?? 'GET';
   return {
-    req, res, method, url, route, requestId, started,
+    req, res, method, url, route, refused, requestId, started,
     clientKey: clientKeyOf(req),
     head: out.startHead(route, requestId),
     file: undefined, cacheKey: undefined, limit: undefined, rateClass: null, tap: undefined,
@@ -103,21 +92,20 @@ function afterAnswer({ deps }: EdgeParts, x: Exchange, answer: Answer): void {
 function finish({ deps }: EdgeParts, x: Exchange, logRequest: ReturnType<typeof createRequestLog>): void {
   const { req, res, tap } = x;
   const finished = res.writableFinished;
-  // Ended by us before the connection closed; otherwise the client left first.
-  const ended = res.writableEnded;
+  // The status the client got: 499 when it left before the head went out (log.ts).
+  const status = statusSent(res);
   if (tap) {
     x.bytesSent = tap.bytes;
-    const body = x.cacheKey !== undefined && ended && res.statusCode === 200 ? tap.body() : undefined;
+    const body = x.cacheKey !== undefined && res.writableEnded && res.statusCode === 200 ? tap.body() : undefined;
     if (body) deps.cache.store(x.cacheKey!, req.headers, 200, res.getHeaders() as Record<string, string | string[]>, body);
   }
   const ms = performance.now() - x.started;
-  logRequest({ reqId: x.requestId, method: req.method, path: x.url.pathname, status: res.statusCode, ms: Math.round(ms * 100) / 100, aborted: !finished });
+  logRequest({ reqId: x.requestId, method: req.method, path: x.url.pathname, status, ms: Math.round(ms * 100) / 100, aborted: !finished });
   if (!deps.observe) return;
   const observation: RequestObservation = {
     route: x.route.name,
     method: KNOWN_METHODS.has(x.method) ? x.method : 'other',
-    // nginx's "client closed request" when the client left before the last byte.
-    status: ended ? res.statusCode : 499,
+    status,
     durationSeconds: ms / 1000,
     bytesSent: x.bytesSent,
     responseCache: x.cache,
@@ -172,7 +160,6 @@ export function createEdge(deps: EdgeDeps): import('./exchange.ts').Edge {
     // only from a proxy TRUST_PROXY names (nginx sets its $request_id), otherwise ours.
     const requestId = requestIdOf(deps.trustedProxy?.(req) === true ? req.headers['x-request-id'] : undefined);
     const x = exchangeOf(parts, req, res, requestId, clientKeyOf);
-    if (!x) return;
     res.once('close', () => {
       // While draining, a connection whose last response just ended is idle: let it go now
       // rather than after the keep-alive timeout.

@@ -61,8 +61,16 @@ export interface Route {
   methods?: readonly Method[] | undefined;
   /** The name observations carry (src/server/observation.ts): the path of a declared route, `other` for the catch-alls. */
   name: string;
-  /** The rate class a request spends, by method; null: not limited. */
-  rate: (method: string) => RateClass | null;
+  /**
+   * The rate class a request spends, by method and by whether a prebuilt file answers it
+   * (`prebuilt`, false when unknown); null: not limited.
+   */
+  rate: (method: string, prebuilt?: boolean) => RateClass | null;
+  /**
+   * Only prebuilt files are served here: a path the static manifest does not list is answered
+   * 404 by the edge and never reaches Astro.
+   */
+  prebuiltOnly: boolean;
   /**
    * The query parameters that select the response, in key order. The cache key holds only these,
    * so junk parameters cannot mint new entries.
@@ -104,6 +112,7 @@ function route(path: string, init: Partial<Omit<Route, 'path' | 'interface'>> & 
     rate: always(init.kind === 'page' ? 'page' : 'site'),
     query: [],
     strictQuery: false,
+    prebuiltOnly: false,
     ...init,
   };
 }
@@ -138,8 +147,13 @@ const DATA_OTHER = route(PATHS.dataPrefix, { kind: 'api', cors: 'public', rate: 
 /** Any other `/api/...`: site-interface 404s. */
 const API_OTHER = route('/api', { kind: 'api', cors: 'origins' });
 const HIDDEN = route('/_image', { kind: 'hidden', rate: always('page') });
-/** Hashed build assets: immutable, fetched once per visitor; limiting them would only slow pages. */
-const ASSET = route('/_astro', { kind: 'page', methods: READ, rate: always(null) });
+/**
+ * Hashed build assets: immutable, fetched once per visitor, a fixed set served from the manifest.
+ * A hit is not limited (that would only slow pages); a miss spends the page class and is answered
+ * 404 by the edge: unlimited misses went to Astro, and a flood of long ones grew the process by
+ * 200 MB (issue 31).
+ */
+const ASSET = route('/_astro', { kind: 'page', methods: READ, prebuiltOnly: true, rate: (_method, prebuilt) => (prebuilt === true ? null : 'page') });
 /** Documents, prebuilt or rendered per request: GET and HEAD only (RFC 9110 section 15.5.6), refused before Astro renders a whole page for a POST. */
 const PAGE = route('/', { kind: 'page', methods: READ });
 
