@@ -49,7 +49,7 @@ export function keyWindows(key: ApiKey): Window[] {
 
 /** 401 in the data interface's format, with the challenge of RFC 6750 section 3. */
 function unauthorized(credentials: Credentials): HttpError {
-  return new HttpError(401, 'unauthorized', {
+  return new HttpError('unauthorized', {
     detail:
       credentials.kind === 'malformed'
         ? `The Authorization header does not carry an API key: ${credentials.problem}. Send ${KEY_FORMAT}, or no Authorization header for anonymous limits.`
@@ -86,7 +86,7 @@ export function createEdgeLimiter(config: Config, log: Logger, options: EdgeLimi
         decision.scope === 'data-day'
           ? `rate limit exceeded: the daily quota is spent; it resets at 00:00 UTC, in ${wait} seconds`
           : `rate limit exceeded: too many requests in a given amount of time; retry after ${wait} seconds`;
-      return { headers, refused: new HttpError(429, 'SVC1010', { detail }) };
+      return { headers, refused: new HttpError('SVC1010', { detail }) };
     }
     return {
       headers,
@@ -107,25 +107,7 @@ export function createEdgeLimiter(config: Config, log: Logger, options: EdgeLimi
     if (credentials.kind === 'bearer' && keys) {
       const found = await keys.resolve(credentials.token, clientKey);
       if (found.kind === 'valid') return takeData(`key:${found.key.id}`, keyWindows(found.key));
-      if (found.kind === 'throttled') {
-        // Not a verdict on the token: too many unknown tokens from this address in the last
-        // minute (key-resolver.ts). A 429 the client may retry, never a 401 that reads as revoked.
-        const wait = String(found.retryAfterSeconds);
-        return {
-          headers: { 'Retry-After': wait },
-          refused: new HttpError(429, 'SVC1010', { detail: `rate limit exceeded: too many unrecognised API keys from this address; retry after ${wait} seconds` }),
-        };
-      }
-      if (found.kind === 'unavailable') {
-        log.warn({ err: found.error }, 'API key lookup failed: the database did not answer');
-        return {
-          headers: {},
-          refused: new HttpError(503, 'service_unavailable', {
-            detail: 'API keys cannot be checked just now: the database is unavailable. Try again in a few seconds.',
-            headers: { 'retry-after': '5' },
-          }),
-        };
-      }
+      if (found.kind === 'throttled' || found.kind === 'unavailable') return keyRefusal(found, log);
     }
     // A token that is not a live key is charged as an anonymous request of the client address, so
     // bad credentials never buy more than anonymous access; when those windows are spent the
@@ -137,20 +119,47 @@ export function createEdgeLimiter(config: Config, log: Logger, options: EdgeLimi
 
   return {
     async check(routeClass, clientKey, headers): Promise<LimitOutcome> {
-      if (routeClass === 'data') return checkData(clientKey, headers);
-      const decision = await store.take(clientKey, policies[routeClass], now());
-      const figures = draft ? { ...siteHeaders(decision), ...draftHeaders(decision) } : siteHeaders(decision);
-      if (decision.allowed) return { headers: figures };
-      const wait = decision.retryAfterSeconds ?? 1;
-      return {
-        headers: figures,
-        refused: new HttpError(429, 'rate_limited', {
-          detail: `The ${decision.scope ?? 'rate'} limit is used up for this client.`,
-          resolution: `Wait ${wait} second${wait === 1 ? '' : 's'} (Retry-After) before retrying.`,
-          extensions: { scope: decision.scope, retryAfter: wait },
-        }),
-      };
+      const outcome = routeClass === 'data' ? await checkData(clientKey, headers) : siteOutcome(await store.take(clientKey, policies[routeClass], now()), draft);
+      // Read after the take: the take is what finds a shared store's backend gone.
+      if (store.degraded) outcome.degraded = true;
+      return outcome;
     },
     close: () => store.close(),
+  };
+}
+
+/** A take from a site class's windows as the edge's outcome: its headers, and the 429 problem when refused. */
+function siteOutcome(decision: Decision, draft: boolean): LimitOutcome {
+  const figures = draft ? { ...siteHeaders(decision), ...draftHeaders(decision) } : siteHeaders(decision);
+  if (decision.allowed) return { headers: figures };
+  const wait = decision.retryAfterSeconds ?? 1;
+  return {
+    headers: figures,
+    refused: new HttpError('rate_limited', {
+      detail: `The ${decision.scope ?? 'rate'} limit is used up for this client.`,
+      resolution: `Wait ${wait} second${wait === 1 ? '' : 's'} (Retry-After) before retrying.`,
+      extensions: { scope: decision.scope, retryAfter: wait },
+    }),
+  };
+}
+
+/** A bearer token that could not be judged: too many unknown ones from this address (429), or no database (503). */
+function keyRefusal(found: { kind: 'throttled'; retryAfterSeconds: number } | { kind: 'unavailable'; error: unknown }, log: Logger): LimitOutcome {
+  if (found.kind === 'throttled') {
+    // Not a verdict on the token: too many unknown tokens from this address in the last
+    // minute (key-resolver.ts). A 429 the client may retry, never a 401 that reads as revoked.
+    const wait = String(found.retryAfterSeconds);
+    return {
+      headers: { 'Retry-After': wait },
+      refused: new HttpError('SVC1010', { detail: `rate limit exceeded: too many unrecognised API keys from this address; retry after ${wait} seconds` }),
+    };
+  }
+  log.warn({ err: found.error }, 'API key lookup failed: the database did not answer');
+  return {
+    headers: {},
+    refused: new HttpError('service_unavailable', {
+      detail: 'API keys cannot be checked just now: the database is unavailable. Try again in a few seconds.',
+      headers: { 'retry-after': '5' },
+    }),
   };
 }

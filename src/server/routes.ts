@@ -11,6 +11,7 @@
  */
 import { interfaceOf, type ApiInterface } from '../lib/http-error.ts';
 import type { Endpoint } from '../lib/endpoint.ts';
+import type { Method } from '../lib/methods.ts';
 import { PATHS } from '../lib/paths.ts';
 import type { RateClass } from '../lib/rate-class.ts';
 import { chatEndpoint, type ChatDeps } from '../features/chat/chat.endpoint.ts';
@@ -19,6 +20,7 @@ import { challengeEndpoint, type ChallengeDeps } from '../features/contact/altch
 import { CONTACT_LIMITS } from '../features/contact/contact.ts';
 import { contactEndpoint, type ContactDeps } from '../features/contact/contact.endpoint.ts';
 import { dataEndpoint, type DataDeps } from '../features/stats/data.endpoint.ts';
+import { DATE_RANGE_PARAMETERS } from '../features/stats/date-range.ts';
 
 export type { RateClass };
 
@@ -49,8 +51,16 @@ export interface Route {
    * with room left to send the answer.
    */
   deadlineMs: number;
-  /** The feature endpoint that answers this path, every method; none: a page or a file. */
+  /** The feature endpoint that answers this path; none: a page or a file. */
   endpoint?: Endpoint<EndpointDeps> | undefined;
+  /**
+   * The methods the resource answers (HEAD comes with GET, answered by the edge from the GET);
+   * any other gets 405 with `Allow` from the edge (src/lib/methods.ts). Undefined: the catch-all
+   * routes, which answer 404 to every method.
+   */
+  methods?: readonly Method[] | undefined;
+  /** The name observations carry (src/server/observation.ts): the path of a declared route, `other` for the catch-alls. */
+  name: string;
   /**
    * The rate class a request spends, by method and by whether a prebuilt file answers it
    * (`prebuilt`, false when unknown); null: not limited.
@@ -78,6 +88,9 @@ const KiB = 1024;
 const SMALL_BODY = 64 * KiB;
 const DEADLINE_MS = 4_000;
 
+/** Documents and read resources: GET, and HEAD with it. */
+const READ: readonly Method[] = ['GET'];
+
 const always =
   (rateClass: RateClass | null) =>
   (): RateClass | null =>
@@ -91,6 +104,7 @@ const writes =
 function route(path: string, init: Partial<Omit<Route, 'path' | 'interface'>> & Pick<Route, 'kind'>): Route {
   return {
     path,
+    name: 'other',
     interface: interfaceOf(path),
     cors: 'none',
     bodyLimit: SMALL_BODY,
@@ -103,7 +117,7 @@ function route(path: string, init: Partial<Omit<Route, 'path' | 'interface'>> & 
   };
 }
 
-const readApi = (path: string) => route(path, { kind: 'api', cors: 'public' });
+const readApi = (path: string) => route(path, { kind: 'api', cors: 'public', methods: READ });
 
 /** Exact paths. */
 const EXACT = new Map<string, Route>(
@@ -111,18 +125,22 @@ const EXACT = new Map<string, Route>(
     readApi(PATHS.news),
     readApi(PATHS.sellers),
     readApi(PATHS.openapi),
-    route(PATHS.contact, { kind: 'api', cors: 'origins', bodyLimit: CONTACT_LIMITS.bodyBytes, rate: writes('contact'), endpoint: contactEndpoint }),
+    route(PATHS.contact, { kind: 'api', cors: 'origins', methods: ['POST'], bodyLimit: CONTACT_LIMITS.bodyBytes, rate: writes('contact'), endpoint: contactEndpoint }),
     // Fetched by the contact page on load: the site's class, never cached (no-store).
-    route(PATHS.contactChallenge, { kind: 'api', cors: 'origins', endpoint: challengeEndpoint }),
-    route(PATHS.chat, { kind: 'api', cors: 'origins', bodyLimit: CHAT_LIMITS.maxBodyBytes, rate: writes('chat'), endpoint: chatEndpoint }),
+    route(PATHS.contactChallenge, { kind: 'api', cors: 'origins', methods: READ, endpoint: challengeEndpoint }),
+    // OPTIONS: the CORS preflight of the chat widget on a partner's page.
+    route(PATHS.chat, { kind: 'api', cors: 'origins', methods: ['OPTIONS', 'POST'], bodyLimit: CHAT_LIMITS.maxBodyBytes, rate: writes('chat'), endpoint: chatEndpoint }),
     // Every response of the data interface carries its own rate-limit headers, whatever the method.
-    route(PATHS.data, { kind: 'api', cors: 'public', rate: always('data'), query: ['startDate', 'endDate'], strictQuery: true, endpoint: dataEndpoint }),
-    route(PATHS.healthz, { kind: 'probe', rate: always(null) }),
-    route(PATHS.readyz, { kind: 'probe', rate: always(null) }),
+    route(PATHS.data, { kind: 'api', cors: 'public', methods: READ, rate: always('data'), query: DATE_RANGE_PARAMETERS, strictQuery: true, endpoint: dataEndpoint }),
+    route(PATHS.healthz, { kind: 'probe', methods: READ, rate: always(null) }),
+    route(PATHS.readyz, { kind: 'probe', methods: READ, rate: always(null) }),
     // Rendered per request from the same records as the data API; reads the same two parameters.
-    route(PATHS.stats, { kind: 'page', query: ['startDate', 'endDate'] }),
-  ].map((r) => [r.path, r]),
+    route(PATHS.stats, { kind: 'page', methods: READ, query: DATE_RANGE_PARAMETERS }),
+  ].map((r) => [r.path, { ...r, name: r.path }]),
 );
+
+/** Every declared route, for tests and documents that walk the table. */
+export const DECLARED_ROUTES: readonly Route[] = [...EXACT.values()];
 
 /** Everything else under the data prefix: the data interface's 404s and 405s, in its format. */
 const DATA_OTHER = route(PATHS.dataPrefix, { kind: 'api', cors: 'public', rate: always('data') });
@@ -135,8 +153,9 @@ const HIDDEN = route('/_image', { kind: 'hidden', rate: always('page') });
  * 404 by the edge: unlimited misses went to Astro, and a flood of long ones grew the process by
  * 200 MB (issue 31).
  */
-const ASSET = route('/_astro', { kind: 'page', prebuiltOnly: true, rate: (_method, prebuilt) => (prebuilt === true ? null : 'page') });
-const PAGE = route('/', { kind: 'page' });
+const ASSET = route('/_astro', { kind: 'page', methods: READ, prebuiltOnly: true, rate: (_method, prebuilt) => (prebuilt === true ? null : 'page') });
+/** Documents, prebuilt or rendered per request: GET and HEAD only (RFC 9110 section 15.5.6), refused before Astro renders a whole page for a POST. */
+const PAGE = route('/', { kind: 'page', methods: READ });
 
 function under(path: string, prefix: string): boolean {
   return path === prefix || path.startsWith(`${prefix}/`);

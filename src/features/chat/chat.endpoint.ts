@@ -1,8 +1,7 @@
 /**
  * `POST /api/chat` and its preflight as one endpoint (src/lib/endpoint.ts), bound to its path in
  * the route table. docs/interface.md sections 3 and 5: 400 for a bad ChatRequest, 403 for an
- * origin that is not allowed, 200 `text/plain` streamed otherwise; OPTIONS is the CORS preflight,
- * any other method 405.
+ * origin that is not allowed, 200 `text/plain` streamed otherwise; OPTIONS is the CORS preflight.
  */
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
@@ -48,7 +47,7 @@ export interface ChatDeps {
   fetch?: typeof fetch;
 }
 
-/** Methods the route answers; everything else gets 405 with this list in `Allow`. */
+/** Methods the route answers (as the route table declares them), named in the preflight's `Allow`. */
 export const CHAT_ALLOW = 'OPTIONS, POST';
 
 const REPLY_HEADERS = {
@@ -72,13 +71,8 @@ function problem(error: HttpError, request: PlainRequest, headers: Record<string
   return { status: rendered.status, headers: { ...rendered.headers, ...headers }, body: rendered.body };
 }
 
-export const chatEndpoint: Endpoint<ChatDeps> = async (request, deps) => {
-  if (request.method === 'POST') return answerChat(request, deps);
-  if (request.method === 'OPTIONS') return preflight(request, deps);
-  // RFC 9110 section 15.5.6: 405 names the methods that are allowed.
-  const detail = `${request.method} is not supported here; send the conversation with POST.`;
-  return problem(new HttpError(405, 'method_not_allowed', { detail, headers: { allow: CHAT_ALLOW } }), request, {});
-};
+/** The route table declares OPTIONS and POST; the caller refuses any other method with 405 (src/lib/methods.ts). */
+export const chatEndpoint: Endpoint<ChatDeps> = async (request, deps) => (request.method === 'OPTIONS' ? preflight(request, deps) : answerChat(request, deps));
 
 /** Validate, then stream the reply. Never throws. */
 async function answerChat(request: PlainRequest, deps: ChatDeps): Promise<PlainResponse> {

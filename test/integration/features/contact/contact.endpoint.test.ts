@@ -258,7 +258,7 @@ describe.each(ENGINES)('POST /api/contact on %s', (engine) => {
     it('answers 405 with Allow: POST for other methods', async () => {
       const response = await callContact(contactRequest(null, {}, 'GET'), suite.services);
       expect(response.headers.get('allow')).toBe('POST');
-      expect(await problemParts(response)).toEqual({ code: 'method_not_allowed', detail: 'GET is not supported here.', resolution: 'Send the contact form with POST.', status: 405, title: 'Method not allowed' });
+      expect(await problemParts(response)).toEqual({ code: 'method_not_allowed', detail: 'GET is not supported here.', resolution: 'Send POST.', status: 405, title: 'Method not allowed' });
     });
   });
 
