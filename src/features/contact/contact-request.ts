@@ -156,7 +156,7 @@ function looksLikeJson(bytes: Uint8Array): boolean {
 export function checkNotMisdeclaredJson(kind: BodyKind, contentType: string | null, bytes: Uint8Array): void {
   if (kind === 'json' || !looksLikeJson(bytes)) return;
   const received = contentType === null || contentType.trim() === '' ? 'no Content-Type' : `Content-Type "${contentType}"`;
-  throw new HttpError(415, 'unsupported_media_type', {
+  throw new HttpError('unsupported_media_type', {
     detail:
       kind === 'form'
         ? `The body is JSON but came with ${received}, so it was read as a form (${FORM_MEDIA_TYPE}) and none of its fields were found.`
