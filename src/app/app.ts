@@ -11,7 +11,7 @@ import { openMigratedDb } from '../db/open-migrated-db.ts';
 import { createServices, type Services } from './services.ts';
 import { startOutbox } from './jobs/outbox.ts';
 import { startJobs } from './jobs/schedule.ts';
-import { clientKeyOf, isTrustedProxy } from '../features/ratelimit/index.ts';
+import { clientKeyOf, isTrustedProxy, policiesFromConfig } from '../features/ratelimit/index.ts';
 import type { IncomingMessage } from 'node:http';
 import { createEdge, type AstroHandler } from '../server/http.ts';
 import type { Logger } from '../server/log.ts';
@@ -23,6 +23,10 @@ import { ASSISTANT_INDEX_FILE } from '../features/chat/index-writer.ts';
 import { AssistantIndex } from '../features/chat/assistant-index.ts';
 import { chatEndpoint } from '../features/chat/chat.endpoint.ts';
 import { PATHS } from '../lib/paths.ts';
+import { engineOf } from '../db/create-db.ts';
+import { createMetrics } from '../features/metrics/registry.server.ts';
+import { metricsExposition, registerCollectors } from './metrics.ts';
+import { createRequestObserver } from './request-metrics.ts';
 
 /** Upper bound on how stale a cached response may be on an instance that missed a purge. */
 const CACHE_MAX_TTL_MS = 60_000;
@@ -67,7 +71,11 @@ function clientKeys(config: Config): (req: IncomingMessage) => string {
 
 export async function createApp(config: Config, log: Logger): Promise<RunningApp> {
   const distDir = resolve(config.DIST_DIR);
+  // The one registry of the process (src/features/metrics): every family and the process metrics.
+  const metrics = createMetrics();
+  const engine = engineOf(config.DATABASE_URL);
   const db = await openMigratedDb(config, {
+    onQueryError: () => metrics.meter.count('db_errors_total', { engine }),
     onMigration: (result) => {
       if (result.status === 'Success') log.info({ migration: result.migrationName }, 'migration applied');
     },
@@ -102,7 +110,9 @@ export async function createApp(config: Config, log: Logger): Promise<RunningApp
     return services;
   };
 
-  const limiter = createEdgeLimiter(config, log, { db });
+  const limiter = createEdgeLimiter(config, log, { db, meter: metrics.meter });
+  registerCollectors(metrics, { db, cache, statics, limiter });
+  const exposition = metricsExposition(metrics, config.METRICS_TOKEN, statics);
   const edge = createEdge({
     log,
     astro,
@@ -128,6 +138,7 @@ export async function createApp(config: Config, log: Logger): Promise<RunningApp
     }),
     readyDetails: { database: db.engine },
     locals: (requestId, clientKey) => ({ services: running(), requestId, clientKey }),
+    observe: createRequestObserver(metrics.meter, Object.keys(policiesFromConfig(config))),
   });
 
   const { server } = edge;
@@ -146,7 +157,7 @@ export async function createApp(config: Config, log: Logger): Promise<RunningApp
           const { port } = server.address() as AddressInfo;
           const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST;
           const origin = `http://${host}:${port}`;
-          services = createServices({ config, boundOrigin: origin, db, log, assistantIndex: () => assistantIndex, cache });
+          services = createServices({ config, boundOrigin: origin, db, log, assistantIndex: () => assistantIndex, cache, meter: metrics.meter, exposition });
           siteHost = new URL(services.config.SITE_URL).host;
           outbox = services.config.JOBS_ENABLED ? startOutbox({ services, intervalMs: 15_000 }) : undefined;
           jobs = startJobs({ services });

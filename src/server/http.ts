@@ -262,7 +262,10 @@ export function createEdge(deps: EdgeDeps): Edge {
       // rather than after the keep-alive timeout.
       if (out.draining) setImmediate(() => server.closeIdleConnections());
       const ms = performance.now() - x.started;
-      logRequest({ reqId: requestId, method: req.method, path: x.url.pathname, status: res.statusCode, ms: Math.round(ms * 100) / 100, aborted: !res.writableFinished });
+      const record = { reqId: requestId, method: req.method, path: x.url.pathname, status: res.statusCode, ms: Math.round(ms * 100) / 100, aborted: !res.writableFinished };
+      // A route may keep its lines below info (the metrics scrape, every few seconds).
+      if (x.route.accessLog === 'info') logRequest(record);
+      else log.debug(record, 'request');
     });
     serve(x).catch((error: unknown) => {
       if (error instanceof ClientAbortedError || req.destroyed) {
