@@ -41,7 +41,10 @@ export function startOutbox(options: StartOutboxOptions): OutboxHandle {
   let stopped = false;
   const tick = () => {
     if (running || stopped) return;
-    running = deliverPending(deps, options).then(() => {
+    running = deliverPending(deps, options).then((result) => {
+      // Counted here from the run's result, so the delivery code needs no meter of its own.
+      services.meter.count('contact_delivery_attempts_total', { channel: 'webhook', outcome: 'delivered' }, result.delivered);
+      services.meter.count('contact_delivery_attempts_total', { channel: 'webhook', outcome: 'failed' }, result.failed);
       running = undefined;
     });
   };

@@ -57,7 +57,7 @@ export const CATALOG: readonly MetricFamily[] = [
   family('stats_events_imported_total', 'counter', 'Raw events inserted by imports run in this process.'),
   family('stats_query_duration_seconds', 'histogram', 'Time of the data API query for a range of daily stats.', [], LATENCY_BUCKETS),
   // Chat.
-  family('chat_replies_total', 'counter', 'Chat replies started, by assistant (builtin, llm).', ['assistant']),
+  family('chat_replies_total', 'counter', 'Chat replies started, by assistant (built-in, llm).', ['assistant']),
   family('chat_provider_failures_total', 'counter', 'LLM provider calls that failed (the built-in assistant answered instead).'),
   family('chat_first_byte_seconds', 'histogram', 'Time from the chat request to the first byte of the reply, by assistant.', ['assistant'], FIRST_BYTE_BUCKETS),
   // Backups (the backup feature exports it through the Meter).
