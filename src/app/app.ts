@@ -24,6 +24,7 @@ import { AssistantIndex } from '../features/chat/assistant-index.ts';
 import { chatEndpoint } from '../features/chat/chat.endpoint.ts';
 import { PATHS } from '../lib/paths.ts';
 import { engineOf } from '../db/create-db.ts';
+import { NO_METER } from '../lib/meter.ts';
 import { createMetrics } from '../features/metrics/registry.server.ts';
 import { metricsExposition, registerCollectors } from './metrics.ts';
 import { createRequestObserver } from './request-metrics.ts';
@@ -72,10 +73,12 @@ function clientKeys(config: Config): (req: IncomingMessage) => string {
 export async function createApp(config: Config, log: Logger): Promise<RunningApp> {
   const distDir = resolve(config.DIST_DIR);
   // The one registry of the process (src/features/metrics): every family and the process metrics.
-  const metrics = createMetrics();
+  // Without METRICS_TOKEN no one can read it, so none is made and nothing is recorded (NO_METER).
+  const metrics = config.METRICS_TOKEN === undefined ? undefined : createMetrics();
+  const meter = metrics?.meter ?? NO_METER;
   const engine = engineOf(config.DATABASE_URL);
   const db = await openMigratedDb(config, {
-    onQueryError: () => metrics.meter.count('db_errors_total', { engine }),
+    onQueryError: () => meter.count('db_errors_total', { engine }),
     onMigration: (result) => {
       if (result.status === 'Success') log.info({ migration: result.migrationName }, 'migration applied');
     },
@@ -110,8 +113,8 @@ export async function createApp(config: Config, log: Logger): Promise<RunningApp
     return services;
   };
 
-  const limiter = createEdgeLimiter(config, log, { db, meter: metrics.meter });
-  registerCollectors(metrics, { db, cache, statics, limiter });
+  const limiter = createEdgeLimiter(config, log, { db, meter });
+  if (metrics) registerCollectors(metrics, { db, cache, statics, limiter });
   const exposition = metricsExposition(metrics, config.METRICS_TOKEN, statics);
   const edge = createEdge({
     log,
@@ -138,7 +141,7 @@ export async function createApp(config: Config, log: Logger): Promise<RunningApp
     }),
     readyDetails: { database: db.engine },
     locals: (requestId, clientKey) => ({ services: running(), requestId, clientKey }),
-    observe: createRequestObserver(metrics.meter, Object.keys(policiesFromConfig(config))),
+    ...(metrics ? { observe: createRequestObserver(metrics.meter, Object.keys(policiesFromConfig(config))) } : {}),
   });
 
   const { server } = edge;
@@ -157,7 +160,7 @@ export async function createApp(config: Config, log: Logger): Promise<RunningApp
           const { port } = server.address() as AddressInfo;
           const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST;
           const origin = `http://${host}:${port}`;
-          services = createServices({ config, boundOrigin: origin, db, log, assistantIndex: () => assistantIndex, cache, meter: metrics.meter, exposition });
+          services = createServices({ config, boundOrigin: origin, db, log, assistantIndex: () => assistantIndex, cache, meter, exposition });
           siteHost = new URL(services.config.SITE_URL).host;
           outbox = services.config.JOBS_ENABLED ? startOutbox({ services, intervalMs: 15_000 }) : undefined;
           jobs = startJobs({ services });

@@ -67,6 +67,7 @@ export function notFoundPage(statics: StaticFiles): (request: PlainRequest) => P
   };
 }
 
-export function metricsExposition(metrics: Metrics, token: string | undefined, statics: StaticFiles): MetricsExposition {
-  return { metrics, tokenDigest: token === undefined ? undefined : tokenDigest(token), notFound: notFoundPage(statics) };
+/** What GET /metrics needs; without a registry or a token it answers every request as an unknown path. */
+export function metricsExposition(metrics: Metrics | undefined, token: string | undefined, statics: StaticFiles): MetricsExposition {
+  return { metrics, tokenDigest: metrics === undefined || token === undefined ? undefined : tokenDigest(token), notFound: notFoundPage(statics) };
 }

@@ -14,7 +14,8 @@ import type { Metrics } from './registry.server.ts';
 
 /** What the endpoint needs; absent or without a token, it answers as an unknown path. */
 export interface MetricsExposition {
-  metrics: Pick<Metrics, 'scrape' | 'contentType'>;
+  /** None when METRICS_TOKEN is unset: nothing is recorded then. */
+  metrics: Pick<Metrics, 'scrape' | 'contentType'> | undefined;
   /** SHA-256 of METRICS_TOKEN (tokenDigest); undefined: the endpoint is off. */
   tokenDigest: Buffer | undefined;
   /** The answer an unknown path gets (the site's 404 page, in the coding the request accepts). */
@@ -49,12 +50,13 @@ export const metricsEndpoint: Endpoint<MetricsDeps> = async (request, deps) => {
   const exposition = deps.exposition;
   if (exposition === undefined) return NOT_FOUND;
   const read = request.method === 'GET' || request.method === 'HEAD';
-  if (!read || !authorized(request.headers.get('authorization'), exposition.tokenDigest)) return exposition.notFound(request);
-  const body = await exposition.metrics.scrape();
+  const { metrics } = exposition;
+  if (!read || metrics === undefined || !authorized(request.headers.get('authorization'), exposition.tokenDigest)) return exposition.notFound(request);
+  const body = await metrics.scrape();
   return {
     status: 200,
     // no-store: never kept by the response cache or any proxy (RFC 9111 section 5.2.2.5).
-    headers: { 'content-type': exposition.metrics.contentType, 'cache-control': 'no-store' },
+    headers: { 'content-type': metrics.contentType, 'cache-control': 'no-store' },
     body: request.method === 'HEAD' ? null : body,
   };
 };
