@@ -146,6 +146,11 @@ export const EXPECTATIONS: Expectation[] = [
     check: all(ok, cleanFile('nginx.conf', (conf) => (conf.startsWith('#') && conf.includes('    server 10.0.0.12:4321 ') && conf.includes('root /srv/site/dist/client;') ? undefined : `nginx.conf is not the rendered configuration: ${JSON.stringify(conf.slice(0, 120))}`))),
   },
   {
+    command: /^npm run -s fleet:nginx -- --listen 0\.0\.0\.0:80 --tls-listen 0\.0\.0\.0:443 --tls-cert \/etc\/ssl\/site\/fullchain\.pem --tls-key \/etc\/ssl\/site\/privkey\.pem --server-name ads\.example\.com --upstream 10\.0\.0\.11:4321 --dist \/srv\/site\/dist\/client > nginx\.conf$/,
+    how: 'run',
+    check: all(ok, cleanFile('nginx.conf', (conf) => (conf.includes('listen 0.0.0.0:443 ssl http2;') && conf.includes('return 301 https://ads.example.com$request_uri;') && conf.includes('Strict-Transport-Security') ? undefined : `nginx.conf is not the TLS configuration: ${JSON.stringify(conf.slice(0, 120))}`))),
+  },
+  {
     command: /^npm run -s contact:export -- --bom > contacts\.csv$/,
     how: 'run',
     // Runs after the README's "Try it" stored a submission of Ada's.
