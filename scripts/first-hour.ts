@@ -175,6 +175,9 @@ export const EXPECTATIONS: Expectation[] = [
   },
   { command: new RegExp(`^npm run stats:materialize -- --from "${daysAgo(40)}" --to "${daysAgo(10)}"$`), how: 'run', check: ok },
   { command: /^npm run stats:materialize -- --missing\b/, how: 'run', check: ok },
+  // docs/operators.md, Monitoring (promtool: Debian's prometheus package, installed by test/system-deps.sh)
+  { command: /^promtool check rules deploy\/prometheus\/alerts\.yml$/, how: 'run', check: all(ok, contains('SUCCESS: 8 rules found')) },
+  { command: /^promtool test rules deploy\/prometheus\/alerts\.test\.yml$/, how: 'run', check: all(ok, contains('SUCCESS')) },
 ];
 
 function lastLine(text: string): string {
