@@ -139,8 +139,12 @@ function under(path: string, prefix: string): boolean {
   return path === prefix || path.startsWith(`${prefix}/`);
 }
 
-/** Every route's name (`Route.path`): the values the request metrics' `route` label may take, with `other`. */
-export const ROUTE_NAMES: readonly string[] = [...EXACT.keys(), DATA_OTHER.path, API_OTHER.path, HIDDEN.path, ASSET.path, PAGE.path];
+/**
+ * The names observations carry for declared routes (their paths): the values the request
+ * metrics' `route` label may take, besides `other` for every catch-all (pages, assets, unknown
+ * paths), so the label's values are this fixed list however many paths clients invent.
+ */
+export const ROUTE_NAMES: readonly string[] = [...EXACT.keys()];
 
 /** The route of a normalised path (request-target.ts); a trailing slash does not change it. */
 export function routeOf(pathname: string): Route {

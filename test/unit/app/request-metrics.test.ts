@@ -27,8 +27,9 @@ describe('the request observer', () => {
     const text = await metrics.scrape();
     expect(sampleOf(text, 'http_requests_total{route="/api/v1/public/data",method="GET",status_class="2xx"}')).toBe(1);
     expect(sampleOf(text, 'http_requests_total{route="/api/v1/public/data",method="GET",status_class="4xx"}')).toBe(1);
-    expect(sampleOf(text, 'http_requests_total{route="/",method="GET",status_class="2xx"}')).toBe(1);
-    expect(sampleOf(text, 'http_request_duration_seconds_count{route="/_astro",method="HEAD",status_class="2xx"}')).toBe(1);
+    // Pages and assets are catch-alls of the route table: `other`.
+    expect(sampleOf(text, 'http_requests_total{route="other",method="GET",status_class="2xx"}')).toBe(1);
+    expect(sampleOf(text, 'http_request_duration_seconds_count{route="other",method="HEAD",status_class="2xx"}')).toBe(1);
     expect(sampleOf(text, 'http_response_body_bytes_total{route="/api/v1/public/data"}')).toBe(150);
     expect(sampleOf(text, 'http_response_cache_requests_total{result="hit"}')).toBe(1);
     expect(sampleOf(text, 'http_response_cache_requests_total{result="miss"}')).toBe(1);
@@ -41,8 +42,10 @@ describe('the request observer', () => {
     const metrics = createMetrics({ processMetrics: false });
     const observe = createRequestObserver(metrics.meter, CLASSES);
     observe(observation('/', { route: '/wp-login.php', method: 'PROPFIND', status: 999, rateLimit: { class: 'x', outcome: 'allowed' } }));
+    observe(observation('/', { route: '/stats', method: 'GET', status: 200 }));
     const text = await metrics.scrape();
     expect(sampleOf(text, 'http_requests_total{route="other",method="other",status_class="other"}')).toBe(1);
+    expect(sampleOf(text, 'http_requests_total{route="/stats",method="GET",status_class="2xx"}')).toBe(1);
     expect(sampleOf(text, 'ratelimit_decisions_total{class="other",outcome="allowed"}')).toBe(1);
     expect(statusClassOf(499)).toBe('4xx');
     expect(statusClassOf(503)).toBe('5xx');
