@@ -31,6 +31,21 @@ describe('the metrics registry', () => {
     expect(text).toContain('# HELP contact_outbox_pending ');
   });
 
+  it('puts an observation on a bucket\'s bound into that bucket (le is "less than or equal"), and refuses what no series can hold', async () => {
+    const metrics = createMetrics({ processMetrics: false });
+    const labels = { assistant: 'llm' };
+    for (const value of [0.005, 0.0051, 100]) metrics.meter.observe('chat_first_byte_seconds', value, labels);
+    const values = samples(await metrics.scrape());
+    expect(values.get('chat_first_byte_seconds_bucket{le="0.005",assistant="llm"}')).toBe(1);
+    expect(values.get('chat_first_byte_seconds_bucket{le="0.025",assistant="llm"}')).toBe(2);
+    expect(values.get('chat_first_byte_seconds_bucket{le="15",assistant="llm"}')).toBe(2);
+    expect(values.get('chat_first_byte_seconds_bucket{le="+Inf",assistant="llm"}')).toBe(3);
+    expect(values.get('chat_first_byte_seconds_count{assistant="llm"}')).toBe(3);
+    expect(values.get('chat_first_byte_seconds_sum{assistant="llm"}')).toBeCloseTo(100.0101, 6);
+    expect(() => metrics.meter.observe('chat_first_byte_seconds', Number.NaN, labels)).toThrow(/cannot observe NaN/);
+    expect(() => metrics.meter.count('chat_replies_total', labels, -1)).toThrow(/cannot add -1/);
+  });
+
   it('carries the library\'s process metrics on the same registry', async () => {
     const metrics = createMetrics();
     const text = await metrics.scrape();
