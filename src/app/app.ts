@@ -11,6 +11,7 @@ import { openMigratedDb } from '../db/open-migrated-db.ts';
 import { createServices, type Services } from './services.ts';
 import { startOutbox } from './jobs/outbox.ts';
 import { startJobs } from './jobs/schedule.ts';
+import { startBackups } from './jobs/backup.ts';
 import { clientKeyOf, isTrustedProxy, policiesFromConfig } from '../features/ratelimit/index.ts';
 import type { IncomingMessage } from 'node:http';
 import { createEdge, type AstroHandler } from '../server/http.ts';
@@ -150,6 +151,7 @@ export async function createApp(config: Config, log: Logger): Promise<RunningApp
   // keep timers alive) and stops before the database closes.
   let outbox: ReturnType<typeof startOutbox> | undefined;
   let jobs: ReturnType<typeof startJobs> | undefined;
+  let backups: ReturnType<typeof startBackups> | undefined;
   let closing: Promise<void> | undefined;
   return {
     listen: () =>
@@ -164,6 +166,8 @@ export async function createApp(config: Config, log: Logger): Promise<RunningApp
           siteHost = new URL(services.config.SITE_URL).host;
           outbox = services.config.JOBS_ENABLED ? startOutbox({ services, intervalMs: 15_000 }) : undefined;
           jobs = startJobs({ services });
+          // The metrics registry's Meter goes here once the composition root has one.
+          backups = startBackups({ services, meter });
           resolvePromise({ origin, services });
           warmUp(services).catch((error: unknown) => log.warn({ err: error }, 'warm-up failed'));
         });
@@ -186,6 +190,7 @@ export async function createApp(config: Config, log: Logger): Promise<RunningApp
           server.closeIdleConnections();
         });
         await jobs?.stop();
+        await backups?.stop();
         await outbox?.stop();
         await limiter.close();
         await db.close();

@@ -112,6 +112,20 @@ export const EnvSchema = z.object({
   /** Run the scheduled jobs in this process (set false on instances that should only serve). */
   JOBS_ENABLED: bool('JOBS_ENABLED').default(true),
 
+  // Backups and the erasure ledger (docs/operators.md, "Backup and restore").
+  /** node-cron expression (UTC) of the scheduled backup; unset takes none. */
+  BACKUP_CRON: z
+    .string()
+    .min(1)
+    .refine((expression) => validCron(expression), 'must be a node-cron expression (evaluated in UTC), e.g. "15 1 * * *"')
+    .optional(),
+  /** Directory the scheduled backup writes to (it must exist). */
+  BACKUP_DIR: z.string().min(1).default('./backups'),
+  /** How many scheduled backups to keep in BACKUP_DIR: the newest N. */
+  BACKUP_KEEP: positiveInt.max(10_000, 'must be at most 10000').default(7),
+  /** The erasure ledger file (default: beside the SQLite file; ./data/erasure-ledger.ndjson on PostgreSQL). */
+  ERASURE_LEDGER: z.string().min(1).optional(),
+
   // Monitoring (docs/operators.md "Monitoring").
   /**
    * Bearer token a Prometheus scraper sends for GET /metrics; unset, /metrics answers 404 like

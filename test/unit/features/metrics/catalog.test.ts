@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CATALOG, catalogByName } from '../../../../src/features/metrics/catalog.ts';
 import { createMetrics } from '../../../../src/features/metrics/registry.server.ts';
+import { BACKUP_GAUGE } from '../../../../src/app/jobs/backup.ts';
 
 const ROOT = resolve(import.meta.dirname, '../../../..');
 
@@ -42,8 +43,9 @@ describe('the metrics catalog', () => {
     }
   });
 
-  it('declares the backup helper\'s last-success gauge without labels', () => {
-    expect(catalogByName().get('backup_last_success_timestamp_seconds')).toMatchObject({ type: 'gauge', labels: [] });
+  it('declares the scheduled backup\'s last-success gauge (set through a constant) without labels', () => {
+    expect(BACKUP_GAUGE).toBe('backup_last_success_timestamp_seconds');
+    expect(catalogByName().get(BACKUP_GAUGE)).toMatchObject({ type: 'gauge', labels: [] });
   });
 
   it('refuses a name declared twice', () => {
