@@ -19,6 +19,7 @@ import type { Logger } from '../server/log.ts';
 import { ResponseCache } from '../server/response-cache.ts';
 import { createEdgeLimiter } from './edge-limiter.ts';
 import { StaticFiles } from '../server/static-files.ts';
+import { routeAstroLogTo } from '../server/astro-log.ts';
 import { recentCheck } from '../lib/probes.ts';
 import { ASSISTANT_INDEX_FILE } from '../features/chat/index-writer.ts';
 import { AssistantIndex } from '../features/chat/assistant-index.ts';
@@ -85,6 +86,8 @@ export async function createApp(config: Config, log: Logger): Promise<RunningApp
     },
   });
 
+  // Astro's messages (its adapter's, its image service's) become lines of this logger.
+  routeAstroLogTo(log);
   const entry = pathToFileURL(join(distDir, 'server', 'entry.mjs')).href;
   let astro: AstroHandler;
   try {

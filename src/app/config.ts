@@ -10,7 +10,7 @@ import { RATE_LIMIT_DEFAULTS } from '../features/ratelimit/policies.ts';
 import { WebhookSecret } from '../features/contact/webhook-signing.ts';
 import { siteOrigins } from '../features/contact/contact-request.ts';
 import { redactUrl, redactUrlsIn } from '../lib/redact-url.ts';
-import { bool, databaseUrl, DEFAULT_DATABASE_URL, httpUrlWithoutCredentials, list, llmBaseUrl, origin, parseOrigin, positiveInt, trustProxy } from './config-values.ts';
+import { bool, databaseUrl, DEFAULT_DATABASE_URL, httpUrlWithoutCredentials, list, llmBaseUrl, origin, parseOrigin, parsePort, positiveInt, trustProxy } from './config-values.ts';
 
 export type { TrustProxy };
 export { DEFAULT_DATABASE_URL, isLoopbackHost } from './config-values.ts';
@@ -125,6 +125,10 @@ export const EnvSchema = z.object({
   BACKUP_KEEP: positiveInt.max(10_000, 'must be at most 10000').default(7),
   /** The erasure ledger file (default: beside the SQLite file; ./data/erasure-ledger.ndjson on PostgreSQL). */
   ERASURE_LEDGER: z.string().min(1).optional(),
+
+  // Outbound guard (src/lib/outbound-guard.ts).
+  /** Ports the contact webhook and the LLM client may connect to besides 80 and 443, on every hop. */
+  OUTBOUND_ALLOW_PORTS: list(parsePort).default([]),
 
   // Monitoring (docs/operators.md "Monitoring").
   /**
