@@ -79,6 +79,10 @@ export async function createApp(config: Config, log: Logger): Promise<RunningApp
   const metrics = config.METRICS_TOKEN === undefined ? undefined : createMetrics();
   const meter = metrics?.meter ?? NO_METER;
   const engine = engineOf(config.DATABASE_URL);
+  // The clock scheduled articles are published by (src/features/news/schedule.ts): every instance
+  // decides from the same build and this clock, so a fleet switches together.
+  const offset = config.SITE_CLOCK_OFFSET_MS;
+  const siteClock = offset === 0 ? Date.now : () => Date.now() + offset;
   const db = await openMigratedDb(config, {
     onQueryError: () => meter.count('db_errors_total', { engine }),
     onMigration: (result) => {
@@ -100,9 +104,9 @@ export async function createApp(config: Config, log: Logger): Promise<RunningApp
   let assistantIndex: AssistantIndex;
   let statics: StaticFiles;
   try {
-    assistantIndex = AssistantIndex.open(join(distDir, 'server', ASSISTANT_INDEX_FILE));
+    assistantIndex = AssistantIndex.open(join(distDir, 'server', ASSISTANT_INDEX_FILE), { now: siteClock });
     // The build's manifest only: bodies are read when first asked for (src/server/static-files.ts).
-    statics = await StaticFiles.load(distDir, { maxBytes: config.STATIC_CACHE_MAX_BYTES, log });
+    statics = await StaticFiles.load(distDir, { maxBytes: config.STATIC_CACHE_MAX_BYTES, log, now: siteClock });
   } catch (error) {
     await db.close();
     throw error;
