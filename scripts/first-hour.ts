@@ -221,6 +221,27 @@ export const EXPECTATIONS: Expectation[] = [
   { command: /^promtool test rules deploy\/prometheus\/alerts\.test\.yml$/, how: 'run', check: all(ok, contains('SUCCESS')) },
 ];
 
+/**
+ * Untracked files that are no gap in .gitignore: what this script writes itself (an
+ * Expectation's `before`, which a reader would have written), and the article `news:new` creates
+ * for the editor to commit.
+ */
+const WRITTEN_HERE = new Set(['events.ndjson', 'content/news/q1-2026-transparency-report.md']);
+
+/**
+ * Files the documented commands left in `clone` that git would offer to commit: each is a gap in
+ * .gitignore (a build to `dist-2`, `> nginx.conf`, `> contacts.csv` full of personal data).
+ */
+export function leftovers(clone: string): string[] {
+  const status = spawnSync('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: clone, encoding: 'utf8' });
+  if (status.status !== 0) throw new Error(`git status failed: ${status.stderr}`);
+  return status.stdout
+    .split('\n')
+    .filter((line) => line.startsWith('?? '))
+    .map((line) => line.slice(3))
+    .filter((file) => !WRITTEN_HERE.has(file));
+}
+
 function lastLine(text: string): string {
   return text.trim().split('\n').at(-1)?.slice(0, 200) ?? '';
 }
@@ -368,7 +389,10 @@ async function main(): Promise<number> {
     for (const { c } of unknown) say('??', c, 'no expectation in scripts/first-hour.ts: add one');
     if (unknown.length > 0) return 2;
 
-    const failed = checkDocuments(clone, files, say) + (await runCommands(plan as { c: DocCommand; e: Expectation }[], clone, full, say));
+    let failed = checkDocuments(clone, files, say) + (await runCommands(plan as { c: DocCommand; e: Expectation }[], clone, full, say));
+    const untracked = leftovers(clone);
+    process.stdout.write(untracked.length === 0 ? 'ok   the commands left no file that .gitignore does not cover\n' : `FAIL the commands left files that .gitignore does not cover: ${untracked.slice(0, 10).join(', ')}\n`);
+    if (untracked.length > 0) failed++;
     process.stdout.write(`${failed === 0 ? `all documented commands behave as ${files.join(', ')} say` : `${failed} failed`} (${((performance.now() - started) / 1000).toFixed(0)} s)\n`);
     return failed === 0 ? 0 : 1;
   } finally {

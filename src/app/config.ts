@@ -1,7 +1,7 @@
 /**
  * The one validated configuration. Read once at start-up by `loadConfig(process.env)`; a bad
  * value throws a `ConfigError` whose message names each offending variable and what it expects.
- * Every variable is documented in README.md ("Configuration"); keep the two in step.
+ * Every variable is documented in docs/operators.md ("Configuration"); keep the two in step.
  */
 import { validate as validCron } from 'node-cron';
 import { z } from 'zod';
@@ -9,6 +9,7 @@ import { DEFAULT_IPV6_PREFIX, type TrustProxy } from '../features/ratelimit/clie
 import { RATE_LIMIT_DEFAULTS } from '../features/ratelimit/policies.ts';
 import { WebhookSecret } from '../features/contact/webhook-signing.ts';
 import { siteOrigins } from '../features/contact/contact-request.ts';
+import { isLoopbackHost, refusedRange } from '../lib/outbound-guard.ts';
 import { redactUrl, redactUrlsIn } from '../lib/redact-url.ts';
 import { bool, databaseUrl, DEFAULT_DATABASE_URL, httpUrlWithoutCredentials, list, llmBaseUrl, origin, parseOrigin, parsePort, positiveInt, trustProxy } from './config-values.ts';
 
@@ -172,7 +173,7 @@ export class ConfigError extends Error {
 
 /** The one line on stderr for a ConfigError before a server exits 78 (`npm start`, `npm run dev`). */
 export function configErrorLine(error: ConfigError): string {
-  return `${error.message}. See README.md, section "Configuration".`;
+  return `${error.message}. See docs/operators.md, section "Configuration".`;
 }
 
 /** Variables whose value is never echoed in a configuration error. */
@@ -240,6 +241,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if ((rest.LLM_BASE_URL === undefined) !== (rest.LLM_MODEL === undefined)) {
     throw new ConfigError(['LLM_BASE_URL and LLM_MODEL: set both to use an LLM, or neither for the built-in assistant']);
   }
+  const privateHook = privateWebhookProblem(rest.CONTACT_WEBHOOK_URL, rest.CONTACT_WEBHOOK_ALLOW_PRIVATE);
+  if (privateHook) throw new ConfigError([privateHook]);
   if (rest.SITE_CLOCK_OFFSET_MS !== 0 && rest.NODE_ENV === 'production') {
     throw new ConfigError(['SITE_CLOCK_OFFSET_MS: only for tests; it is refused when NODE_ENV is production (the default)']);
   }
@@ -264,6 +267,22 @@ export function resolveOrigin(config: Config, boundOrigin: string): Readonly<Con
   return Object.freeze({ ...config, SITE_URL: boundOrigin, ALLOWED_ORIGINS: Object.freeze([...allowed]) as string[] });
 }
 
+
+/**
+ * A CONTACT_WEBHOOK_URL whose host is written as a loopback, private or other non-public
+ * address (or localhost) is refused by the outbox at every delivery unless
+ * CONTACT_WEBHOOK_ALLOW_PRIVATE is set: say so at start-up instead of after the first stored
+ * submission. A host name that resolves to such an address is still judged at each delivery
+ * (DNS may change; the connect-time guard of src/lib/outbound-guard.ts). Only the host is
+ * quoted: the URL's path and query may be its secret.
+ */
+function privateWebhookProblem(url: string | undefined, allowPrivate: boolean): string | undefined {
+  if (url === undefined || allowPrivate) return undefined;
+  const host = new URL(url).hostname;
+  const range = isLoopbackHost(host) || host.endsWith('.localhost') ? 'loopback' : refusedRange(host);
+  if (range === undefined || range === 'not an IP address') return undefined;
+  return `CONTACT_WEBHOOK_URL: ${host} is a ${range} address, where the outbox refuses to deliver; set CONTACT_WEBHOOK_ALLOW_PRIVATE=true if the receiver is on this network on purpose`;
+}
 
 function listenOrigin(host: string, port: number): string {
   const h = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;

@@ -16,8 +16,13 @@ export type { Logger };
 
 export interface LogOptions {
   level: LevelWithSilent;
-  /** Buffer writes (4 KiB) instead of a syscall per line; flushed on shutdown. */
+  /**
+   * Buffer writes (4 KiB) instead of a syscall per line; what waits is written at least every
+   * `flushIntervalMs` and on shutdown.
+   */
   buffered?: boolean;
+  /** How long a buffered line may wait, ms (default LOG_FLUSH_INTERVAL_MS). */
+  flushIntervalMs?: number;
   /** Destination stream; stdout by default. Tests pass a collecting stream. */
   stream?: NodeJS.WritableStream;
   /** The configured secret values (src/app/config.ts `secretValues`): never written, in any form. */
@@ -27,8 +32,16 @@ export interface LogOptions {
 /** Each logger's secret redactor, for the access log's own writes (createRequestLog). */
 const redactors = new WeakMap<Logger, SecretRedactor>();
 
-export function createLogger({ level, buffered = false, stream, secrets = [] }: LogOptions): Logger {
-  const destination = stream ?? pino.destination({ dest: 1, sync: !buffered, minLength: buffered ? 4096 : 0 });
+/**
+ * The longest a buffered line waits before it is written, ms. Under load the 4 KiB buffer fills
+ * and is written long before; an idle server's one warning waited for the next 4 KiB, minutes,
+ * or for SIGTERM. One write a second costs nothing next to a write per line.
+ */
+export const LOG_FLUSH_INTERVAL_MS = 1_000;
+
+export function createLogger({ level, buffered = false, flushIntervalMs = LOG_FLUSH_INTERVAL_MS, stream, secrets = [] }: LogOptions): Logger {
+  const boom = stream ? undefined : pino.destination({ dest: 1, sync: !buffered, minLength: buffered ? 4096 : 0 });
+  const destination = stream ?? boom!;
   const redact = secretRedactor(secrets);
   const log = pino(
     {
@@ -44,6 +57,17 @@ export function createLogger({ level, buffered = false, stream, secrets = [] }: 
     destination,
   );
   redactors.set(log, redact);
+  if (boom && buffered) {
+    // Unref'd: it never keeps the process alive; it dies with the process, as the logger does.
+    setInterval(() => {
+      try {
+        pendingRequestLines.get(log)?.();
+        boom.flush();
+      } catch {
+        // A destination closed at shutdown: nothing left to write.
+      }
+    }, flushIntervalMs).unref();
+  }
   return log;
 }
 

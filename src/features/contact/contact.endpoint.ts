@@ -25,7 +25,7 @@ import { PATHS } from '../../lib/paths.ts';
 import { ALTCHA_FIELD } from './altcha.ts';
 import { spendSolution } from './altcha.server.ts';
 import { formPageResponse } from './contact-page.server.ts';
-import { bodyKindOf, checkFormRepresentation, checkSameOrigin, formFields, siteOrigins, wantsHtml, type BodyKind } from './contact-request.ts';
+import { bodyKindOf, checkFormRepresentation, checkNotMisdeclaredJson, checkSameOrigin, formFields, siteOrigins, wantsHtml, type BodyKind } from './contact-request.ts';
 import { CONTACT_BODY, isHoneypotFilled, parseContactPayload, parseIdempotencyKey, type ContactPayload } from './contact.ts';
 import { IdempotencyKeyReused, storeSubmission, type StoreResult } from './contact.server.ts';
 
@@ -97,6 +97,7 @@ export const contactEndpoint: Endpoint<ContactDeps> = async (request, deps) => {
 /** The submitted fields: a form body from this site, or a JSON object; throws the 403/415/400. */
 function fieldsOf(request: PlainRequest, kind: BodyKind, config: ContactSettings): Record<string, unknown> {
   const bytes = request.body ?? new Uint8Array(0);
+  checkNotMisdeclaredJson(kind, request.headers.get('content-type'), bytes);
   if (kind !== 'form') return parseJsonBody(bytes, request.headers, CONTACT_BODY);
   // A form body needs no CORS preflight, so any site could make a browser send one.
   checkSameOrigin(request, { siteOrigins: siteOrigins(config.SITE_URL) });

@@ -43,7 +43,7 @@ const ContactSubmission = ContactPayload.extend({
     .max(ALTCHA_LIMITS.payloadChars)
     .optional()
     .meta({ description: `Required when the proof-of-work check is on: base64 of the JSON {challenge, solution}, the challenge as GET ${PATHS.contactChallenge} gave it and the solution altcha-lib's solveChallenge found. Never stored.` }),
-}).meta({ description: 'The contact form, and its proof of work when the check is on. Strings are trimmed; unknown members are ignored and never stored.' });
+}).meta({ description: 'The contact form, and its proof of work when the check is on. Strings are trimmed; an unknown member is refused (400, its errors entry naming it and the nearest field), except the hidden honeypot field `website`, which is accepted and never stored.' });
 
 /** The answers that are the contact page itself when a browser posted the form. */
 const HTML_PAGE = { 'text/html': { schema: z.string().meta({ description: 'The contact page, with the values sent and the errors (a browser posted the form).' }) } };

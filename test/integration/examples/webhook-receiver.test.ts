@@ -35,7 +35,7 @@ async function startReceiver(secret: string): Promise<{ url: string; accepted: (
       if (!match) throw new Error(`not listening yet: ${stderr}`);
       return (JSON.parse(match[1]!) as { port: number }).port;
     },
-    { timeout: 15_000, interval: 50 },
+    { timeout: 60_000, interval: 50 },
   );
   return { url: `http://127.0.0.1:${port}/contact`, child, accepted: () => stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line) as unknown) };
 }

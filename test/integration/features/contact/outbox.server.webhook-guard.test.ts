@@ -62,7 +62,10 @@ describe('the contact webhook and internal addresses', () => {
 
   it('reads the opt-in from CONTACT_WEBHOOK_ALLOW_PRIVATE in the running outbox, and refuses without it', async () => {
     const { id } = await queue();
-    const refusing = startOutbox({ services: testServices(db.handle, { CONTACT_WEBHOOK_URL: `${receiver.url}/hook` }), intervalMs: 20 });
+    // loadConfig refuses a literal loopback URL without the opt-in at start-up; the outbox's own
+    // refusal (for a host name that resolves there) is what this part exercises.
+    const opted = testServices(db.handle, { CONTACT_WEBHOOK_URL: `${receiver.url}/hook`, CONTACT_WEBHOOK_ALLOW_PRIVATE: 'true' });
+    const refusing = startOutbox({ services: { ...opted, config: { ...opted.config, CONTACT_WEBHOOK_ALLOW_PRIVATE: false } }, intervalMs: 20 });
     try {
       await vi.waitFor(async () => expect((await lastError(id)).last_error).toMatch(/^refused: 127\.0\.0\.1 is a loopback address/));
     } finally {
