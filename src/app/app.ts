@@ -12,8 +12,7 @@ import { createServices, type Services } from './services.ts';
 import { startOutbox } from './jobs/outbox.ts';
 import { startJobs } from './jobs/schedule.ts';
 import { startBackups } from './jobs/backup.ts';
-import { NO_METER } from '../lib/meter.ts';
-import { clientKeyOf, isTrustedProxy } from '../features/ratelimit/index.ts';
+import { clientKeyOf, isTrustedProxy, policiesFromConfig } from '../features/ratelimit/index.ts';
 import type { IncomingMessage } from 'node:http';
 import { createEdge, type AstroHandler } from '../server/http.ts';
 import type { Logger } from '../server/log.ts';
@@ -26,6 +25,11 @@ import { ASSISTANT_INDEX_FILE } from '../features/chat/index-writer.ts';
 import { AssistantIndex } from '../features/chat/assistant-index.ts';
 import { chatEndpoint } from '../features/chat/chat.endpoint.ts';
 import { PATHS } from '../lib/paths.ts';
+import { engineOf } from '../db/create-db.ts';
+import { NO_METER } from '../lib/meter.ts';
+import { createMetrics } from '../features/metrics/registry.server.ts';
+import { metricsExposition, registerCollectors } from './metrics.ts';
+import { createRequestObserver } from './request-metrics.ts';
 
 /** Upper bound on how stale a cached response may be on an instance that missed a purge. */
 const CACHE_MAX_TTL_MS = 60_000;
@@ -70,11 +74,17 @@ function clientKeys(config: Config): (req: IncomingMessage) => string {
 
 export async function createApp(config: Config, log: Logger): Promise<RunningApp> {
   const distDir = resolve(config.DIST_DIR);
+  // The one registry of the process (src/features/metrics): every family and the process metrics.
+  // Without METRICS_TOKEN no one can read it, so none is made and nothing is recorded (NO_METER).
+  const metrics = config.METRICS_TOKEN === undefined ? undefined : createMetrics();
+  const meter = metrics?.meter ?? NO_METER;
+  const engine = engineOf(config.DATABASE_URL);
   // The clock scheduled articles are published by (src/features/news/schedule.ts): every instance
   // decides from the same build and this clock, so a fleet switches together.
   const offset = config.SITE_CLOCK_OFFSET_MS;
   const siteClock = offset === 0 ? Date.now : () => Date.now() + offset;
   const db = await openMigratedDb(config, {
+    onQueryError: () => meter.count('db_errors_total', { engine }),
     onMigration: (result) => {
       if (result.status === 'Success') log.info({ migration: result.migrationName }, 'migration applied');
     },
@@ -111,7 +121,9 @@ export async function createApp(config: Config, log: Logger): Promise<RunningApp
     return services;
   };
 
-  const limiter = createEdgeLimiter(config, log, { db });
+  const limiter = createEdgeLimiter(config, log, { db, meter });
+  if (metrics) registerCollectors(metrics, { db, cache, statics, limiter });
+  const exposition = metricsExposition(metrics, config.METRICS_TOKEN, statics);
   const edge = createEdge({
     log,
     astro,
@@ -137,6 +149,7 @@ export async function createApp(config: Config, log: Logger): Promise<RunningApp
     }),
     readyDetails: { database: db.engine },
     locals: (requestId, clientKey) => ({ services: running(), requestId, clientKey }),
+    ...(metrics ? { observe: createRequestObserver(metrics.meter, Object.keys(policiesFromConfig(config))) } : {}),
   });
 
   const { server } = edge;
@@ -156,12 +169,12 @@ export async function createApp(config: Config, log: Logger): Promise<RunningApp
           const { port } = server.address() as AddressInfo;
           const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST;
           const origin = `http://${host}:${port}`;
-          services = createServices({ config, boundOrigin: origin, db, log, assistantIndex: () => assistantIndex, cache });
+          services = createServices({ config, boundOrigin: origin, db, log, assistantIndex: () => assistantIndex, cache, meter, exposition });
           siteHost = new URL(services.config.SITE_URL).host;
           outbox = services.config.JOBS_ENABLED ? startOutbox({ services }) : undefined;
           jobs = startJobs({ services });
           // The metrics registry's Meter goes here once the composition root has one.
-          backups = startBackups({ services, meter: NO_METER });
+          backups = startBackups({ services, meter });
           resolvePromise({ origin, services });
           warmUp(services).catch((error: unknown) => log.warn({ err: error }, 'warm-up failed'));
         });

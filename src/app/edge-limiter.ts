@@ -25,11 +25,14 @@ import type { DbHandle } from '../db/create-db.ts';
 import type { EdgeLimiter, LimitOutcome } from '../server/http.ts';
 import type { Logger } from '../server/log.ts';
 import { HttpError } from '../lib/http-error.ts';
+import type { Meter } from '../lib/meter.ts';
 
 /** Budget of one key lookup in the database: a stuck database answers 503 quickly, never hangs the request. */
 const KEY_LOOKUP_DEADLINE_MS = 1_000;
 
 export interface EdgeRateLimiter extends EdgeLimiter {
+  /** True while Redis is failing and limits are enforced per instance (redis-store.server.ts). */
+  readonly degraded: boolean;
   close(): Promise<void>;
 }
 
@@ -37,6 +40,8 @@ export interface EdgeLimiterOptions {
   /** Where API keys live; without it every Authorization header is answered 401. */
   db?: DbHandle;
   now?: () => number;
+  /** Counts Redis failures (`redis_errors_total`). */
+  meter?: Meter;
 }
 
 /** The data windows of a key: the anonymous windows' names (so X-RateLimit-Scope reads the same) with the key's limits. */
@@ -63,7 +68,9 @@ export function createEdgeLimiter(config: Config, log: Logger, options: EdgeLimi
   const now = options.now ?? Date.now;
   const policies = policiesFromConfig(config);
   const draft = config.RATE_LIMIT_DRAFT_HEADERS;
-  const store: RateLimitStore = config.REDIS_URL ? createRedisStore({ url: config.REDIS_URL, log, prefix: config.REDIS_KEY_PREFIX, commandTimeoutMs: config.REDIS_TIMEOUT_MS }) : createMemoryStore();
+  const store: RateLimitStore & { readonly degraded?: boolean } = config.REDIS_URL
+    ? createRedisStore({ url: config.REDIS_URL, log, prefix: config.REDIS_KEY_PREFIX, commandTimeoutMs: config.REDIS_TIMEOUT_MS, ...(options.meter ? { meter: options.meter } : {}) })
+    : createMemoryStore();
   const { db } = options;
   const keys: KeyResolver | undefined = db && createKeyResolver({
     find: (tokenHash) => db.withDeadline(KEY_LOOKUP_DEADLINE_MS, () => findLiveKey(db.kysely, tokenHash)),
@@ -123,6 +130,9 @@ export function createEdgeLimiter(config: Config, log: Logger, options: EdgeLimi
       // Read after the take: the take is what finds a shared store's backend gone.
       if (store.degraded) outcome.degraded = true;
       return outcome;
+    },
+    get degraded() {
+      return store.degraded === true;
     },
     close: () => store.close(),
   };

@@ -100,7 +100,10 @@ function finish({ deps }: EdgeParts, x: Exchange, logRequest: ReturnType<typeof 
     if (body) deps.cache.store(x.cacheKey!, req.headers, 200, res.getHeaders() as Record<string, string | string[]>, body);
   }
   const ms = performance.now() - x.started;
-  logRequest({ reqId: x.requestId, method: req.method, path: x.url.pathname, status, ms: Math.round(ms * 100) / 100, aborted: !finished });
+  const record = { reqId: x.requestId, method: req.method, path: x.url.pathname, status, ms: Math.round(ms * 100) / 100, aborted: !finished };
+  // A route may keep its lines below info (the metrics scrape, every few seconds).
+  if (x.route.accessLog === 'info') logRequest(record);
+  else deps.log.debug(record, 'request');
   if (!deps.observe) return;
   const observation: RequestObservation = {
     route: x.route.name,

@@ -21,6 +21,7 @@ import { CONTACT_LIMITS } from '../features/contact/contact.ts';
 import { contactEndpoint, type ContactDeps } from '../features/contact/contact.endpoint.ts';
 import { dataEndpoint, type DataDeps } from '../features/stats/data.endpoint.ts';
 import { DATE_RANGE_PARAMETERS } from '../features/stats/date-range.ts';
+import { metricsEndpoint, type MetricsDeps } from '../features/metrics/metrics.endpoint.ts';
 
 export type { RateClass };
 
@@ -28,7 +29,7 @@ export type { RateClass };
  * Everything the bound endpoints need, each feature's own narrow dependencies together: the
  * composition root's services satisfy it (a type error there names what is missing).
  */
-export type EndpointDeps = ChatDeps & ChallengeDeps & ContactDeps & DataDeps;
+export type EndpointDeps = ChatDeps & ChallengeDeps & ContactDeps & DataDeps & MetricsDeps;
 
 export interface Route {
   /** The canonical path of the resource; spellings with a trailing slash share it (cache key, purge). */
@@ -81,6 +82,11 @@ export interface Route {
    * never answered from the cache, so the refusal is the same hit or miss.
    */
   strictQuery: boolean;
+  /**
+   * The access log's level for this route's requests: `debug` keeps a scraper's request every
+   * few seconds out of the info-level log.
+   */
+  accessLog: 'info' | 'debug';
 }
 
 const KiB = 1024;
@@ -112,6 +118,7 @@ function route(path: string, init: Partial<Omit<Route, 'path' | 'interface'>> & 
     rate: always(init.kind === 'page' ? 'page' : 'site'),
     query: [],
     strictQuery: false,
+    accessLog: 'info',
     prebuiltOnly: false,
     ...init,
   };
@@ -134,6 +141,10 @@ const EXACT = new Map<string, Route>(
     route(PATHS.data, { kind: 'api', cors: 'public', methods: READ, rate: always('data'), query: DATE_RANGE_PARAMETERS, strictQuery: true, endpoint: dataEndpoint }),
     route(PATHS.healthz, { kind: 'probe', methods: READ, rate: always(null) }),
     route(PATHS.readyz, { kind: 'probe', methods: READ, rate: always(null) }),
+    // A page to the public (its 404 is an unknown page's: same security headers, same body), the
+    // exposition to a scraper with the token. Never limited: a scrape must not spend or be
+    // refused by a client budget; never cached (no-store); logged at debug.
+    route(PATHS.metrics, { kind: 'page', methods: READ, rate: always(null), accessLog: 'debug', endpoint: metricsEndpoint }),
     // Rendered per request from the same records as the data API; reads the same two parameters.
     route(PATHS.stats, { kind: 'page', methods: READ, query: DATE_RANGE_PARAMETERS }),
   ].map((r) => [r.path, { ...r, name: r.path }]),
@@ -160,6 +171,13 @@ const PAGE = route('/', { kind: 'page', methods: READ });
 function under(path: string, prefix: string): boolean {
   return path === prefix || path.startsWith(`${prefix}/`);
 }
+
+/**
+ * The names observations carry for declared routes (their paths): the values the request
+ * metrics' `route` label may take, besides `other` for every catch-all (pages, assets, unknown
+ * paths), so the label's values are this fixed list however many paths clients invent.
+ */
+export const ROUTE_NAMES: readonly string[] = [...EXACT.keys()];
 
 /** The route of a normalised path (request-target.ts); a trailing slash does not change it. */
 export function routeOf(pathname: string): Route {

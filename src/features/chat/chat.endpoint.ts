@@ -18,6 +18,7 @@ import { providerFailure } from './provider-failure.ts';
 import { isLoopbackHost, publicFetch } from '../../lib/outbound-guard.ts';
 import { formatSourcesLink, type ChatSource } from './sources.ts';
 import type { HelpFactsConfig } from './help-facts.ts';
+import { NO_METER, type Meter } from '../../lib/meter.ts';
 
 /** The settings the chat reads (help-facts.ts: the limits its help pages state); the composition root's configuration has them all. */
 export interface ChatSettings extends HelpFactsConfig {
@@ -45,6 +46,8 @@ export interface ChatDeps {
   chunkDelayMs?: number;
   /** Fetch used to reach the LLM (default: the outbound guard's, see llmFetch). */
   fetch?: typeof fetch;
+  /** chat_replies_total, chat_provider_failures_total, chat_first_byte_seconds; NO_METER when absent. */
+  meter?: Meter;
 }
 
 /** Methods the route answers (as the route table declares them), named in the preflight's `Allow`. */
@@ -76,6 +79,8 @@ export const chatEndpoint: Endpoint<ChatDeps> = async (request, deps) => (reques
 
 /** Validate, then stream the reply. Never throws. */
 async function answerChat(request: PlainRequest, deps: ChatDeps): Promise<PlainResponse> {
+  const started = performance.now();
+  const meter = deps.meter ?? NO_METER;
   const decision = checkOrigin(request.headers.get('origin'), policyOf(deps));
   const cors = corsHeaders({ origin: decision.origin, allowed: decision.allowed });
   try {
@@ -86,7 +91,8 @@ async function answerChat(request: PlainRequest, deps: ChatDeps): Promise<PlainR
     const signal = AbortSignal.any([request.signal, stop.signal]);
     const reply = await prepareReply(chat.messages, signal, deps);
     const link = formatSourcesLink(reply.sources);
-    const body = replyStream(reply, signal, stop, deps.log);
+    meter.count('chat_replies_total', { assistant: reply.assistant });
+    const body = replyStream(reply, signal, stop, deps.log, () => meter.observe('chat_first_byte_seconds', (performance.now() - started) / 1000, { assistant: reply.assistant }));
     return { status: 200, headers: { ...REPLY_HEADERS, ...cors, ...(link ? { link } : {}) }, body };
   } catch (error) {
     if (!(error instanceof HttpError)) deps.log.error({ err: error }, 'chat request failed');
@@ -152,7 +158,10 @@ async function prepareReply(messages: readonly ChatMessage[], signal: AbortSigna
       siteUrl: deps.config.SITE_URL,
       signal,
       // By name, status and host only (provider-failure.ts): no prompt, no visitor text, no key.
-      onError: (error) => deps.log.warn({ llm: providerFailure(error, settings.baseUrl) }, 'LLM stream failed mid-reply; ended it'),
+      onError: (error) => {
+        deps.meter?.count('chat_provider_failures_total');
+        deps.log.warn({ llm: providerFailure(error, settings.baseUrl) }, 'LLM stream failed mid-reply; ended it');
+      },
     });
     try {
       const first = await pieces.next();
@@ -160,6 +169,7 @@ async function prepareReply(messages: readonly ChatMessage[], signal: AbortSigna
       return { assistant: 'llm', sources: sourcesOf(hits), pieces: startingWith(first, pieces) };
     } catch (error) {
       // streamLlmReply only throws before its first piece: nothing was sent, answer anyway.
+      if (!signal.aborted) deps.meter?.count('chat_provider_failures_total');
       if (!signal.aborted) deps.log.warn({ llm: providerFailure(error, settings.baseUrl) }, 'LLM unavailable; the built-in assistant answers');
     }
   }
@@ -192,7 +202,7 @@ async function* startingWith(first: IteratorResult<string, void>, rest: AsyncGen
  * was sent. Failures end the stream normally: the status line has been sent, so the only honest
  * signal left is the text itself.
  */
-function replyStream(reply: PreparedReply, signal: AbortSignal, stop: AbortController, log: Logger): ReadableStream<Uint8Array> {
+function replyStream(reply: PreparedReply, signal: AbortSignal, stop: AbortController, log: Logger, onFirstByte: () => void): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   const sent = { pieces: 0, chars: 0 };
   let ended = false;
@@ -226,6 +236,7 @@ function replyStream(reply: PreparedReply, signal: AbortSignal, stop: AbortContr
           }
           if (next.done || signal.aborted) return finish(controller);
           if (next.value !== '') {
+            if (sent.pieces === 0) onFirstByte();
             sent.pieces += 1;
             sent.chars += next.value.length;
             controller.enqueue(encoder.encode(next.value));

@@ -22,6 +22,7 @@ import { timeLeft, type Endpoint, type PlainRequest, type PlainResponse } from '
 import { validationFailed } from '../../lib/field-error.ts';
 import { HttpError, renderError, toHttpError } from '../../lib/http-error.ts';
 import { parseJsonBody } from '../../lib/json-body.ts';
+import { NO_METER, type Meter } from '../../lib/meter.ts';
 import { PATHS } from '../../lib/paths.ts';
 import { ALTCHA_FIELD } from './altcha.ts';
 import { spendSolution } from './altcha.server.ts';
@@ -49,6 +50,8 @@ export interface ContactDeps {
   config: ContactSettings;
   db: DbHandle;
   log: Logger;
+  /** contact_submissions_stored_total and _refused_total{reason}; NO_METER when absent. */
+  meter?: Meter;
 }
 
 export const contactEndpoint: Endpoint<ContactDeps> = async (request, deps) => {
@@ -73,8 +76,11 @@ export const contactEndpoint: Endpoint<ContactDeps> = async (request, deps) => {
     const spamReason = honeypot ? 'honeypot' : ((await proofOfWorkVerdict(request, deps, body, key.key)) ?? spamHeuristic(parsed.payload));
     const stored = await store(deps, parsed.payload, key.key, timeLeft(request), spamReason);
     deps.log.info({ submission: stored.id, replayed: stored.replayed, ...(spamReason ? { spam: spamReason } : {}) }, 'contact submission stored');
+    if (!stored.replayed) (deps.meter ?? NO_METER).count('contact_submissions_stored_total');
     return success(stored.replayed, html);
   } catch (error) {
+    // The reason is the error code answered: a fixed catalog (src/lib/http-error.ts), never input.
+    (deps.meter ?? NO_METER).count('contact_submissions_refused_total', { reason: toHttpError(error).code });
     if (html) return formPageResponse(deps, body, error);
     return renderError(toHttpError(error), request.url.pathname);
   }

@@ -20,6 +20,7 @@ import { settlementHeaders } from './settled.ts';
 import { readDailyStats, toDataRecord } from './stats.server.ts';
 import type { DailyStatRow } from '../../db/schema.ts';
 import { isStorageUnavailable } from '../../db/storage-errors.ts';
+import type { Meter } from '../../lib/meter.ts';
 
 /** What Get Data needs: the database, a log for its failures, and a clock (tests pin it). */
 export interface DataDeps {
@@ -27,6 +28,8 @@ export interface DataDeps {
   log: Logger;
   /** Clock for the cache policy and the settled day; Date.now when absent. */
   now?: () => number;
+  /** stats_query_duration_seconds; NO_METER when absent. */
+  meter?: Meter;
 }
 
 export const dataEndpoint: Endpoint<DataDeps> = async (request, deps) => {
@@ -35,7 +38,9 @@ export const dataEndpoint: Endpoint<DataDeps> = async (request, deps) => {
     const range = parseDateRange(url.searchParams);
     // The request's one deadline bounds the read: an unreachable or stuck database answers 503
     // within the time the interface promises (docs/interface.md section 3).
+    const queryStarted = performance.now();
     const rows = await readWithin(deps.db, range.startDate, range.endDate, timeLeft(request));
+    deps.meter?.observe('stats_query_duration_seconds', (performance.now() - queryStarted) / 1000);
     const response: DataResponse = { status: 'Success', data: rows.map(toDataRecord) };
     const body = JSON.stringify(response);
     const nowMs = (deps.now ?? Date.now)();
