@@ -76,7 +76,9 @@ export const contactEndpoint: Endpoint<ContactDeps> = async (request, deps) => {
     const spamReason = honeypot ? 'honeypot' : ((await proofOfWorkVerdict(request, deps, body, key.key)) ?? spamHeuristic(parsed.payload));
     const stored = await store(deps, parsed.payload, key.key, timeLeft(request), spamReason);
     deps.log.info({ submission: stored.id, replayed: stored.replayed, ...(spamReason ? { spam: spamReason } : {}) }, 'contact submission stored');
-    if (!stored.replayed) (deps.meter ?? NO_METER).count('contact_submissions_stored_total');
+    // Spam is kept but never delivered: counted with the refusals, by its kind (a bounded label).
+    if (!stored.replayed && spamReason) (deps.meter ?? NO_METER).count('contact_submissions_refused_total', { reason: spamKind(spamReason) });
+    else if (!stored.replayed) (deps.meter ?? NO_METER).count('contact_submissions_stored_total');
     return success(stored.replayed, html);
   } catch (error) {
     // The reason is the error code answered: a fixed catalog (src/lib/http-error.ts), never input.
@@ -85,6 +87,12 @@ export const contactEndpoint: Endpoint<ContactDeps> = async (request, deps) => {
     return renderError(toHttpError(error), request.url.pathname);
   }
 };
+
+/** The kind of a spam reason (spam.ts), as a metric label: `honeypot`, `proof_of_work` or `heuristic`. */
+function spamKind(reason: string): string {
+  if (reason.startsWith('proof of work')) return 'proof_of_work';
+  return reason.startsWith('heuristic') ? 'heuristic' : 'honeypot';
+}
 
 /**
  * With the proof of work on, spend the solution: undefined when it buys this submission, the spam

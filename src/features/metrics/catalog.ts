@@ -46,7 +46,7 @@ export const CATALOG: readonly MetricFamily[] = [
   family('redis_errors_total', 'counter', 'Redis commands of the rate limiter that failed or timed out.'),
   // Contact.
   family('contact_submissions_stored_total', 'counter', 'Contact submissions stored (a replayed Idempotency-Key is not counted again).'),
-  family('contact_submissions_refused_total', 'counter', 'Contact submissions refused, by reason (the error code answered, or honeypot).', ['reason']),
+  family('contact_submissions_refused_total', 'counter', 'Contact submissions refused, by reason (the error code answered), and spam kept undelivered, by kind (honeypot, proof_of_work, heuristic).', ['reason']),
   family('contact_outbox_pending', 'gauge', 'Stored submissions waiting for delivery (read from the database at scrape time).'),
   family('contact_outbox_oldest_pending_age_seconds', 'gauge', 'Age of the oldest submission waiting for delivery; 0 when none waits.'),
   family('contact_delivery_attempts_total', 'counter', 'Delivery attempts by channel (webhook, email) and outcome (delivered, failed).', ['channel', 'outcome']),
