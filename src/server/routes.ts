@@ -19,6 +19,9 @@ import { challengeEndpoint, type ChallengeDeps } from '../features/contact/altch
 import { CONTACT_LIMITS } from '../features/contact/contact.ts';
 import { contactEndpoint, type ContactDeps } from '../features/contact/contact.endpoint.ts';
 import { dataEndpoint, type DataDeps } from '../features/stats/data.endpoint.ts';
+import { actionEndpoint, signOutEndpoint } from '../features/console/actions.endpoint.ts';
+import { enrolEndpoint, enrolOptionsEndpoint, signInEndpoint, signInOptionsEndpoint } from '../features/console/ceremony.endpoint.ts';
+import type { ConsoleDeps } from '../features/console/console-deps.ts';
 
 export type { RateClass };
 
@@ -26,7 +29,7 @@ export type { RateClass };
  * Everything the bound endpoints need, each feature's own narrow dependencies together: the
  * composition root's services satisfy it (a type error there names what is missing).
  */
-export type EndpointDeps = ChatDeps & ChallengeDeps & ContactDeps & DataDeps;
+export type EndpointDeps = ChatDeps & ChallengeDeps & ContactDeps & DataDeps & ConsoleDeps;
 
 export interface Route {
   /** The canonical path of the resource; spellings with a trailing slash share it (cache key, purge). */
@@ -112,6 +115,13 @@ const EXACT = new Map<string, Route>(
     route(PATHS.readyz, { kind: 'probe', rate: always(null) }),
     // Rendered per request from the same records as the data API; reads the same two parameters.
     route(PATHS.stats, { kind: 'page', query: ['startDate', 'endDate'] }),
+    // The console's passkey ceremonies spend the sign-in class; its form actions the site's.
+    route(PATHS.consoleSignInOptions, { kind: 'api', rate: writes('sign-in'), endpoint: signInOptionsEndpoint }),
+    route(PATHS.consoleSignIn, { kind: 'api', rate: writes('sign-in'), endpoint: signInEndpoint }),
+    route(PATHS.consoleEnrolOptions, { kind: 'api', rate: writes('sign-in'), endpoint: enrolOptionsEndpoint }),
+    route(PATHS.consoleEnrol, { kind: 'api', rate: writes('sign-in'), endpoint: enrolEndpoint }),
+    route(PATHS.consoleSignOut, { kind: 'api', endpoint: signOutEndpoint }),
+    route(PATHS.consoleAction, { kind: 'api', endpoint: actionEndpoint }),
   ].map((r) => [r.path, r]),
 );
 
@@ -123,6 +133,8 @@ const HIDDEN = route('/_image', { kind: 'hidden', rate: always('page') });
 /** Hashed build assets: immutable, fetched once per visitor; limiting them would only slow pages. */
 const ASSET = route('/_astro', { kind: 'page', rate: always(null) });
 const PAGE = route('/', { kind: 'page' });
+/** The console's pages: per operator and no-store, never answered from the response cache. */
+const CONSOLE = route(PATHS.console, { kind: 'page' });
 
 function under(path: string, prefix: string): boolean {
   return path === prefix || path.startsWith(`${prefix}/`);
@@ -136,6 +148,7 @@ export function routeOf(pathname: string): Route {
   if (under(path, PATHS.dataPrefix)) return DATA_OTHER;
   if (under(path, '/api')) return API_OTHER;
   if (under(path, '/_astro')) return ASSET;
+  if (under(path, PATHS.console)) return CONSOLE;
   // Astro's internal endpoints (`/_image`, `/_server-islands`, `/_actions`): none is used here.
   if (path.startsWith('/_')) return HIDDEN;
   return PAGE;
@@ -148,6 +161,7 @@ export function routeOf(pathname: string): Route {
  * parameter the handler refuses or one given twice.
  */
 export function cacheKeyOf(route: Route, pathname: string, params: URLSearchParams): string | undefined {
+  if (route === CONSOLE) return undefined;
   // Declared paths key by their canonical spelling, so a purge by path finds every variant.
   const path = EXACT.get(route.path) === route ? route.path : pathname;
   if (route.strictQuery) {
