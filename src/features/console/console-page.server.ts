@@ -26,7 +26,6 @@ export function privatePageHeaders(headers: Headers): void {
   headers.set('Cache-Control', 'no-store');
   headers.set('X-Robots-Tag', 'noindex, nofollow');
   headers.set('Content-Type', 'text/html; charset=utf-8');
-  headers.set('Referrer-Policy', 'no-referrer');
 }
 
 /** `ceremony`: the page runs a passkey ceremony even when signed in (enrolment): it gets the pre-session token. */
