@@ -1,0 +1,86 @@
+/**
+ * Lighthouse accessibility on every console page, signed out (the sign-in, the enrolment page)
+ * and signed in (inbox, a submission, API keys with a new token shown, data freshness, the audit
+ * log): each scores 100. The session is made in the database and sent as the cookie header
+ * (Lighthouse's extraHeaders), so no passkey is needed here (test/e2e/browser/console.test.ts
+ * signs in with one). Accessibility only: the console is private, so performance and SEO
+ * targets of the public pages do not apply.
+ */
+import * as chromeLauncher from 'chrome-launcher';
+import lighthouse, { desktopConfig } from 'lighthouse';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDb } from '../../src/db/create-db.ts';
+import { createKey } from '../../src/features/apikeys/index.ts';
+import { audit } from '../../src/features/console/audit.server.ts';
+import { addOperator } from '../../src/features/console/operators.server.ts';
+import { createSession, putFlash } from '../../src/features/console/sessions.server.ts';
+import { CHROMIUM_FLAGS, CHROMIUM_PATH, startSite, type Site } from '../helpers/browser.ts';
+
+let site: Site;
+let cookie = '';
+let submissionId = 0;
+
+beforeAll(async () => {
+  site = await startSite();
+  const handle = createDb(site.databaseUrl);
+  try {
+    const now = Date.now();
+    const row = await handle.kysely
+      .insertInto('contact_submission')
+      .values({ created_at: now, name: 'Ada Lovelace', job_title: 'Analyst', work_email: 'ada@example.com', priority: 'high', message: 'Please call.', idempotency_key: null, next_attempt_at: null, delivered_at: null, last_error: null })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    submissionId = Number(row.id);
+    await createKey(handle.kysely, { name: 'Acme', minuteLimit: 60, dayLimit: 5000, now });
+    const { token } = await createSession(handle.kysely, await addOperator(handle.kysely, 'Ada Operator', now), now);
+    await putFlash(handle.kysely, token, 'adk_ThisIsTheTokenShownOnceOnTheKeysPage000000');
+    await audit(handle.kysely, { at: now, actor: 'Ada Operator', action: 'signed in' });
+    cookie = `console_session=${token}`;
+  } finally {
+    await handle.close();
+  }
+});
+
+afterAll(async () => {
+  await site?.stop();
+});
+
+async function accessibility(path: string, headers: Record<string, string>): Promise<{ score: number | null; failing: string[] }> {
+  const chrome = await chromeLauncher.launch({ chromePath: CHROMIUM_PATH, chromeFlags: ['--headless=new', ...CHROMIUM_FLAGS], logLevel: 'silent' });
+  try {
+    const run = await lighthouse(new URL(path, site.url).href, { port: chrome.port, logLevel: 'error', onlyCategories: ['accessibility'], extraHeaders: headers }, desktopConfig);
+    if (!run) throw new Error(`no Lighthouse result for ${path}`);
+    const { lhr } = run;
+    const failing = (lhr.categories['accessibility']?.auditRefs ?? [])
+      .map((ref) => lhr.audits[ref.id])
+      .filter((a) => a !== undefined && a.score !== null && a.score < 1 && a.scoreDisplayMode === 'binary')
+      .map((a) => `${a!.id}: ${a!.title}`);
+    const score = lhr.categories['accessibility']?.score;
+    return { score: typeof score === 'number' ? Math.round(score * 100) : null, failing };
+  } finally {
+    chrome.kill();
+  }
+}
+
+describe('Lighthouse on the console', () => {
+  it('scores 100 for accessibility on every console page', { timeout: 300_000 }, async () => {
+    const pages: Array<[string, Record<string, string>, string]> = [
+      ['/admin/', {}, 'Sign in'],
+      ['/admin/enrol/', {}, 'Enrol a passkey'],
+      ['/admin/', { cookie }, 'Inbox'],
+      [`/admin/submissions/${submissionId}/`, { cookie }, `Submission ${submissionId}`],
+      ['/admin/keys/', { cookie }, 'API keys'],
+      ['/admin/freshness/', { cookie }, 'Data freshness'],
+      ['/admin/audit/', { cookie }, 'Audit log'],
+    ];
+    const results: string[] = [];
+    for (const [path, headers, title] of pages) {
+      // The page scored is the one meant (signed in where the cookie is sent), not the sign-in.
+      const html = await (await fetch(new URL(path, site.url), { headers })).text();
+      expect(html, path).toMatch(new RegExp(`<h1[^>]*>${title}</h1>`));
+      const { score, failing } = await accessibility(path, headers);
+      results.push(`${path}${headers['cookie'] ? ' (signed in)' : ''}: ${score}${failing.length > 0 ? ` (${failing.join('; ')})` : ''}`);
+    }
+    expect(results).toEqual(pages.map(([path, headers]) => `${path}${headers['cookie'] ? ' (signed in)' : ''}: 100`));
+  });
+});
