@@ -141,9 +141,33 @@ export const EXPECTATIONS: Expectation[] = [
 
   // docs/operators.md
   {
+    command: /^psql -v ON_ERROR_STOP=1 -c "CREATE ROLE adtech LOGIN PASSWORD 'change-me'" -c "CREATE DATABASE adtech OWNER adtech"$/,
+    how: 'run',
+    // The guide's names on whatever server PGHOST/PGPORT/PGUSER name (the suite's private one in CI): start from none.
+    before: () => {
+      for (const tool of ['dropdb', 'dropuser']) spawnSync(tool, ['--if-exists', 'adtech'], { env: newcomerEnv(), stdio: 'ignore' });
+    },
+    check: ok,
+  },
+  {
+    command: /^DATABASE_URL="postgres:\/\/adtech:change-me@\$\{PGHOST:-localhost\}:\$\{PGPORT:-5432\}\/adtech" npm run migrate$/,
+    how: 'run',
+    check: all(ok, contains('is up to date')),
+  },
+  {
+    command: /^npm run -s db:copy -- --from \.\/data\/site\.db --to "postgres:\/\/adtech:change-me@\$\{PGHOST:-localhost\}:\$\{PGPORT:-5432\}\/adtech"$/,
+    how: 'run',
+    check: all(ok, contains("every table's count matches", 'event: ')),
+  },
+  {
     command: /^npm run -s fleet:nginx -- --listen 0\.0\.0\.0:80 --upstream 10\.0\.0\.11:4321 --upstream 10\.0\.0\.12:4321 --dist \/srv\/site\/dist\/client > nginx\.conf$/,
     how: 'run',
     check: all(ok, cleanFile('nginx.conf', (conf) => (conf.startsWith('#') && conf.includes('    server 10.0.0.12:4321 ') && conf.includes('root /srv/site/dist/client;') ? undefined : `nginx.conf is not the rendered configuration: ${JSON.stringify(conf.slice(0, 120))}`))),
+  },
+  {
+    command: /^npm run -s fleet:nginx -- --listen 0\.0\.0\.0:80 --tls-listen 0\.0\.0\.0:443 --tls-cert \/etc\/ssl\/site\/fullchain\.pem --tls-key \/etc\/ssl\/site\/privkey\.pem --server-name ads\.example\.com --upstream 10\.0\.0\.11:4321 --dist \/srv\/site\/dist\/client > nginx\.conf$/,
+    how: 'run',
+    check: all(ok, cleanFile('nginx.conf', (conf) => (conf.includes('listen 0.0.0.0:443 ssl http2;') && conf.includes('return 301 https://ads.example.com$request_uri;') && conf.includes('Strict-Transport-Security') ? undefined : `nginx.conf is not the TLS configuration: ${JSON.stringify(conf.slice(0, 120))}`))),
   },
   {
     command: /^npm run -s contact:export -- --bom > contacts\.csv$/,

@@ -8,6 +8,9 @@ missing=()
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing+=(nginx-light)
 # nginx's brotli_static, which deploy/render-nginx.ts loads where it is installed (test/fleet/nginx-config.test.ts).
 [ -e /usr/lib/nginx/modules/ngx_http_brotli_static_module.so ] || missing+=(libnginx-mod-http-brotli-static)
+# A self-signed certificate for the TLS server block, and systemd's unit checker.
+command -v openssl >/dev/null || missing+=(openssl)
+command -v systemd-analyze >/dev/null || missing+=(systemd)
 command -v chromium >/dev/null || [ -x /usr/bin/chromium ] || missing+=(chromium)
 # The private cluster needs the server binaries (initdb, postgres), not only the client.
 compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || missing+=(postgresql)

@@ -38,6 +38,17 @@ export function keepEdgeCspOnWriteHead(res: ServerResponse): void {
   }) as typeof res.writeHead;
 }
 
+// RFC 6797: only meaningful (and only honoured) over HTTPS.
+const HSTS = ['Strict-Transport-Security', 'max-age=31536000; includeSubDomains'] as const;
+
+/**
+ * The headers of a page, as the edge sends them: also rendered into the nginx configuration
+ * (deploy/render-nginx.ts), so a page nginx serves from the build carries the same policy.
+ */
+export function pageSecurityHeaders(https: boolean): ReadonlyArray<readonly [string, string]> {
+  return [...COMMON, ['Content-Security-Policy', PAGE_CSP], ...(https ? [HSTS] : [])];
+}
+
 /**
  * The security headers of a route's responses as a flat `[name, value, ...]` list, the shape
  * `writeHead` takes: built once per route class, copied per request.
@@ -45,7 +56,6 @@ export function keepEdgeCspOnWriteHead(res: ServerResponse): void {
 export function securityHeaders(route: Route, https: boolean): readonly string[] {
   const block = COMMON.flat();
   block.push('Content-Security-Policy', route.kind === 'page' ? PAGE_CSP : API_CSP);
-  // RFC 6797: only meaningful (and only honoured) over HTTPS.
-  if (https) block.push('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
+  if (https) block.push(...HSTS);
   return block;
 }

@@ -4,7 +4,9 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BROTLI_STATIC_MODULE, renderNginx } from '../../deploy/render-nginx.ts';
+import { request as httpsRequest } from 'node:https';
+import { BROTLI_STATIC_MODULE, renderNginx, type TlsOptions } from '../../deploy/render-nginx.ts';
+import { pageSecurityHeaders } from '../../src/server/security.ts';
 import { freePort, spawnOwned } from '../helpers/processes.ts';
 import { countingServer } from '../helpers/outbound.ts';
 
@@ -44,6 +46,41 @@ function getFrom(from: string, port: number, path: string): Promise<number> {
 /** `npm run -s fleet:nginx -- ARGS` as a shell runs it, in this checkout. */
 function fleetNginx(args: string): { status: number | null; stdout: string; stderr: string } {
   return spawnSync('sh', ['-c', `npm run -s fleet:nginx -- ${args}`], { encoding: 'utf8', env: { ...process.env, npm_config_loglevel: 'error' } });
+}
+
+/** A self-signed certificate for `name` (openssl, Debian's package), in a new folder. */
+function selfSigned(name: string): { cert: string; key: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'nginx-tls-'));
+  const cert = join(dir, 'cert.pem');
+  const key = join(dir, 'key.pem');
+  const made = spawnSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '2', '-subj', `/CN=${name}`], { encoding: 'utf8' });
+  expect(made.status, made.stderr).toBe(0);
+  return { cert, key };
+}
+
+/** One GET over http or https (any certificate), its status and headers. */
+function fetchRaw(url: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined> }> {
+  const get = url.startsWith('https:') ? httpsRequest : request;
+  return new Promise((resolvePromise, reject) => {
+    get(url, { rejectUnauthorized: false }, (res) => {
+      res.resume();
+      res.on('end', () => resolvePromise({ status: res.statusCode ?? 0, headers: res.headers }));
+    })
+      .on('error', reject)
+      .end();
+  });
+}
+
+/** Retry `attempt` until nginx answers (it starts in the background). */
+async function whenListening<T>(attempt: () => Promise<T>): Promise<T> {
+  for (let tries = 0; ; tries++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (tries > 200) throw error;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
 }
 
 describe('the nginx configuration', () => {
@@ -163,5 +200,74 @@ describe('the nginx configuration', () => {
     expect(run.status).toBe(64);
     expect(run.stdout).toBe('');
     expect(run.stderr.split('\n')[0]).toBe(`render-nginx: ${message}`);
+  });
+
+  describe('with TLS', () => {
+    it('passes nginx -t, redirects plain HTTP to the one public name, and serves pages with the app\'s own security headers and HSTS', async () => {
+      const prefix = mkdtempSync(join(tmpdir(), 'nginx-tls-run-'));
+      const conf = join(prefix, 'nginx.conf');
+      const [plain, secure] = [await freePort(), await freePort()];
+      const tls: TlsOptions = { listen: `127.0.0.1:${secure}`, serverName: 'site.test', ...selfSigned('site.test') };
+      writeFileSync(conf, renderNginx({ listen: `127.0.0.1:${plain}`, distClient: 'dist/client', upstreams: ['127.0.0.1:9'], prefix, tls }));
+      const checked = spawnSync('nginx', ['-t', '-p', `${prefix}/`, '-c', conf], { encoding: 'utf8' });
+      expect(checked.stderr).toContain('test is successful');
+      const nginx = spawnOwned('nginx', ['-p', `${prefix}/`, '-c', conf, '-g', 'daemon off;']);
+      try {
+        const redirect = await whenListening(() => fetchRaw(`http://127.0.0.1:${plain}/news/?page=2`));
+        expect(redirect.status).toBe(301);
+        // The configured name, never the client's Host header.
+        expect(redirect.headers.location).toBe('https://site.test/news/?page=2');
+        const page = await whenListening(() => fetchRaw(`https://127.0.0.1:${secure}/`));
+        expect(page.status).toBe(200);
+        const expected = pageSecurityHeaders(true);
+        expect(expected.map(([name]) => name)).toContain('Strict-Transport-Security');
+        for (const [name, value] of expected) expect(page.headers[name.toLowerCase()], name).toBe(value);
+        const missing = await fetchRaw(`https://127.0.0.1:${secure}/no-such-page`);
+        expect(missing.status).toBe(404);
+        expect(missing.headers['strict-transport-security']).toBe('max-age=31536000; includeSubDomains');
+      } finally {
+        await nginx.stop('SIGTERM');
+      }
+    });
+
+    it('renders no TLS line, HSTS or redirect without --tls-cert', () => {
+      const text = renderNginx({ listen: '8080', distClient: '/srv/site', upstreams: ['app1:4321'] });
+      expect(text).not.toMatch(/ssl_|Strict-Transport-Security|return 301|@[A-Z_]+@/);
+      for (const [name] of pageSecurityHeaders(false)) expect(text).toContain(`add_header ${name} `);
+    });
+
+    it.each([
+      ['--upstream 10.0.0.11:4321 --tls-cert /etc/ssl/site.pem', '--tls-cert, --tls-key and --server-name go together: give all three for HTTPS, or none'],
+      ['--upstream 10.0.0.11:4321 --tls-cert site.pem --tls-key /k.pem --server-name site.test', '--tls-cert must be an absolute path (e.g. /srv/site/dist/client), got "site.pem"'],
+      ['--upstream 10.0.0.11:4321 --tls-cert /c.pem --tls-key /k.pem --server-name "a b"', '--server-name must be a host name, got "a b"'],
+    ])('refuses %s with 64 and a message naming the flag', (args, message) => {
+      const run = fleetNginx(args);
+      expect(run.status).toBe(64);
+      expect(run.stderr.split('\n')[0]).toBe(`render-nginx: ${message}`);
+    });
+  });
+
+  it('writes one JSON line per request to the access log, the URI cut to 256 bytes and no client text starting a line', async () => {
+    const prefix = mkdtempSync(join(tmpdir(), 'nginx-log-'));
+    const conf = join(prefix, 'nginx.conf');
+    const port = await freePort();
+    writeFileSync(conf, renderNginx({ listen: `127.0.0.1:${port}`, distClient: 'dist/client', upstreams: ['127.0.0.1:9'], prefix }));
+    const nginx = spawnOwned('nginx', ['-p', `${prefix}/`, '-c', conf, '-g', 'daemon off;']);
+    try {
+      await whenListening(() => fetchRaw(`http://127.0.0.1:${port}/`));
+      const forged = '/x%0A%7B%22level%22%3A%22fatal%22%7D\\n"}';
+      await fetchRaw(`http://127.0.0.1:${port}${forged}`);
+      await fetchRaw(`http://127.0.0.1:${port}/${'a'.repeat(6000)}`);
+    } finally {
+      await nginx.stop('SIGTERM');
+    }
+    const lines = readFileSync(join(prefix, 'access.log'), 'utf8').trimEnd().split('\n');
+    expect(lines).toHaveLength(3);
+    const entries = lines.map((line) => JSON.parse(line) as { uri: string; status: number; bytes_in: number });
+    expect(entries.map((e) => e.status)).toEqual([200, 404, 404]);
+    expect(entries[1]!.uri.startsWith('/x%0A')).toBe(true);
+    expect(entries[2]!.uri).toHaveLength(256);
+    expect(entries[2]!.bytes_in).toBeGreaterThan(6000);
+    expect(Math.max(...lines.map((line) => line.length))).toBeLessThan(1024);
   });
 });
