@@ -75,6 +75,13 @@ export interface ChartTheme {
   font: string;
 }
 
+/** Width of the y axis: its widest label in the axis font, plus the gap to the plot. */
+function yAxisWidth(u: uPlot, font: string, values: string[] | null): number {
+  if (!values || values.length === 0) return 24;
+  u.ctx.font = font;
+  return Math.ceil(Math.max(...values.map((v) => u.ctx.measureText(v).width))) + 10;
+}
+
 /** uPlot options of one series' bar chart, `width` pixels wide. Pure: same arguments, same options. */
 export function chartOptions(key: SeriesKey, width: number, theme: ChartTheme): uPlot.Options {
   const spec = SERIES[key];
@@ -82,8 +89,9 @@ export function chartOptions(key: SeriesKey, width: number, theme: ChartTheme): 
   return {
     width,
     height: CHART_HEIGHT,
-    // Top, right, bottom, left: on the right, room for half a day label centred on the last tick.
-    padding: [10, 36, 0, 0],
+    // Top, right, bottom, left: on the right, room for half a day label centred on the last tick
+    // (the canvas clips what is drawn past it), and on the left the rest of the first one.
+    padding: [10, 32, 0, 12],
     // Days are UTC days; uPlot would otherwise place day ticks at local midnights.
     tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
     // One cursor across the three charts: hovering a day shows its three values.
@@ -111,7 +119,9 @@ export function chartOptions(key: SeriesKey, width: number, theme: ChartTheme): 
       {
         stroke: text,
         font,
-        size: 46,
+        // As wide as the widest tick label ("150", "4k", "12.5k"), not a fixed 46 px, so the bars
+        // take the card's width.
+        size: (u, values) => yAxisWidth(u, font, values),
         space: 32,
         incrs: Y_INCRS,
         grid: { stroke: grid, width: 1 },

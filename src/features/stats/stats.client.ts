@@ -7,6 +7,7 @@
  */
 import type { Shown } from './chart-options.ts';
 import { mountCharts } from './chart.client.ts';
+import { watchSideways } from './scroll-cue.client.ts';
 import { fetchRange } from './stats-network.client.ts';
 import { type DayRange, pageQuery } from './stats-page.ts';
 import { initialShown, latestOnly } from './stats-state.ts';
@@ -17,6 +18,7 @@ export function mountStats(root: HTMLElement): void {
   // Markup changed without this file: leave the server-rendered page as it is.
   if (!ui) return;
   const charts = mountCharts(root);
+  if (ui.tableWrap.parentElement) watchSideways(ui.tableWrap, ui.tableWrap.parentElement);
   const view = statsView(root, ui);
   const requests = latestOnly();
   let shown: Shown | undefined;

@@ -28,7 +28,7 @@ export interface OperationHead {
   description: string;
 }
 
-/** The head of a site-interface operation limited by `windows`: its description ends with the limits. */
+/** The head of a site-interface operation limited by `windows`: its description ends with the limits, a paragraph of their own. */
 export function siteOperation(operationId: string, summary: string, description: string, windows: readonly Window[]): OperationHead {
-  return { operationId, tags: ['Site'], summary, description: `${description}Rate limit (defaults): ${describeWindows(windows)} per client.` };
+  return { operationId, tags: ['Site'], summary, description: `${description.trimEnd()}\n\nRate limit (defaults): ${describeWindows(windows)} per client.` };
 }

@@ -167,3 +167,70 @@ describe('what browsers and visitors ask for by address', () => {
     });
   });
 });
+
+describe.each([
+  { width: 375, height: 812 },
+  { width: 1280, height: 800 },
+])('the screens at $width px', (viewport) => {
+  it('/stats/: every column of the daily table in view without sideways scrolling, and charts that span their cards', async () => {
+    await withPage(browser, { viewport }, async (page) => {
+      await page.goto(`${site.url}/stats/`, { waitUntil: 'networkidle' });
+      await page.locator('[data-chart] canvas').first().waitFor();
+      // Either every column is in view, or the table says it scrolls (large figures may not fit a phone).
+      const wrap = await page.locator('[data-stats-table-wrap]').evaluate((el) => ({ overflows: el.scrollWidth > el.clientWidth + 1 }));
+      expect(await page.locator('.scroll-hint').isVisible()).toBe(wrap.overflows);
+      if (viewport.width >= 1280) expect(wrap.overflows).toBe(false);
+      // The short labels a phone shows are for the eye; the headers keep their full names.
+      for (const name of ['Day (UTC)', 'Transactions', 'Impressions', 'Revenue']) expect(await page.getByRole('columnheader', { name, exact: true }).count(), name).toBe(1);
+      const charts = await page.locator('.metric').evaluateAll((cards) =>
+        cards.map((card) => {
+          const host = card.querySelector('[data-chart]')!.getBoundingClientRect();
+          const plot = card.querySelector('.u-over')!.getBoundingClientRect();
+          return { card: card.getBoundingClientRect().width, host: host.width, canvas: card.querySelector('canvas')!.getBoundingClientRect().width, plot: plot.width };
+        }),
+      );
+      expect(charts).toHaveLength(3);
+      for (const chart of charts) {
+        expect(Math.abs(chart.canvas - chart.host)).toBeLessThanOrEqual(1);
+        // The bars' area, not the axes and margins, takes most of the card (it took 65 % at 375 px).
+        expect(chart.plot / chart.card).toBeGreaterThanOrEqual(0.7);
+      }
+      await screenshot(page, `screens-stats-${viewport.width}`);
+    });
+  });
+
+  it('/stats/ on a 320 px phone: a cue on the side that hides columns, following the scroll', async () => {
+    await withPage(browser, { viewport: { width: 320, height: viewport.height } }, async (page) => {
+      await page.goto(`${site.url}/stats/`, { waitUntil: 'networkidle' });
+      const frame = page.locator('.table-frame');
+      await expect.poll(() => frame.getAttribute('data-more')).toBe('end');
+      expect(await page.locator('.scroll-hint').isVisible()).toBe(true);
+      await page.locator('[data-stats-table-wrap]').evaluate((el) => el.scrollTo({ left: el.scrollWidth, behavior: 'instant' }));
+      await expect.poll(() => frame.getAttribute('data-more')).toBe('start');
+      await screenshot(page, `screens-stats-320-${viewport.width}`);
+    });
+  });
+
+  it('/docs/api/: an index of folded operations a few screens tall, a link to a response opening it in view, badges apart from their words', async () => {
+    await withPage(browser, { viewport }, async (page) => {
+      await page.goto(`${site.url}/docs/api/`, { waitUntil: 'networkidle' });
+      const height = await page.evaluate(() => document.documentElement.scrollHeight);
+      // 41,601 px at 1280 and 67,679 at 375 when every operation was unfolded.
+      expect(height).toBeLessThan(viewport.height * 8);
+      const operations = page.locator('details.operation');
+      expect(await operations.count()).toBeGreaterThanOrEqual(5);
+      expect(await page.locator('details.operation[open]').count()).toBe(0);
+      await screenshot(page, `screens-docs-api-${viewport.width}`);
+
+      await page.goto(`${site.url}/docs/api/#submitContact-400`);
+      const heading = page.locator('[id="submitContact-400"]');
+      await heading.waitFor({ state: 'visible' });
+      expect(await heading.evaluate((el) => (el.closest('details.operation') as HTMLDetailsElement).open)).toBe(true);
+      await expect.poll(() => heading.evaluate((el) => { const r = el.getBoundingClientRect(); return r.top >= 0 && r.bottom <= window.innerHeight; })).toBe(true);
+      // "400 Bad Request", not "400Bad Request": the badge keeps a gap before the reason.
+      const gap = await heading.evaluate((el) => el.querySelector('span:last-child')!.getBoundingClientRect().left - el.querySelector('.badge')!.getBoundingClientRect().right);
+      expect(gap).toBeGreaterThanOrEqual(4);
+      expect((await heading.innerText()).replace(/\s+/g, ' ').trim()).toMatch(/^400 \S/);
+    });
+  });
+});
