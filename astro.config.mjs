@@ -63,6 +63,9 @@ export default defineConfig({
   // Shiki writes inline style attributes, which the CSP (no 'unsafe-inline') would block.
   markdown: { syntaxHighlight: false },
   build: { format: 'directory' },
+  // Astro's own messages go through the server's JSON logger at run time (one line each, request
+  // text escaped, never a line of its own); the CLI keeps Astro's usual output (src/server/astro-log.ts).
+  logger: { entrypoint: './src/server/astro-log.ts' },
   // /docs has no page of its own; visitors who trim the URL land on the API docs.
   redirects: { '/docs': '/docs/api/' },
   trailingSlash: 'ignore',

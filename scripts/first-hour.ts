@@ -201,6 +201,28 @@ export const EXPECTATIONS: Expectation[] = [
   },
   { command: new RegExp(`^npm run stats:materialize -- --from "${daysAgo(40)}" --to "${daysAgo(10)}"$`), how: 'run', check: ok },
   { command: /^npm run stats:materialize -- --missing\b/, how: 'run', check: ok },
+  // docs/operators.md, "Backup and restore": the drill, against the demo server still running.
+  {
+    command: /^npm run -s backup -- --out site-backup\.db$/,
+    how: 'run',
+    check: all(ok, endsLine, contains('backed up sqlite (schema at ', ' to site-backup.db, '), (_r, clone) => (existsSync(join(clone, 'site-backup.db.manifest.json')) ? undefined : 'no manifest beside the backup')),
+  },
+  { command: /^npm run -s backup:verify -- site-backup\.db$/, how: 'run', check: all(ok, endsLine, contains('ok site-backup.db: sqlite backup taken ', 'checksum ok', '(current)')) },
+  // Runs after the drill's curl stored a submission of Grace's, which the backup holds.
+  { command: /^npm run contact:erase -- --email grace@example\.com$/, how: 'run', check: all(ok, (r) => (/^erased 1 submission and 0 pending webhook deliveries of grace@example\.com /m.test(r.stdout) ? undefined : `unexpected output: ${r.stdout.slice(-200)}`)) },
+  {
+    command: /^DATABASE_URL=\.\/data\/drill\.db ERASURE_LEDGER=\.\/data\/site\.db\.erasure-ledger npm run -s restore -- site-backup\.db$/,
+    how: 'run',
+    // Ada's erasure (Retention and erasure) and Grace's are replayed; Grace was in the backup.
+    check: all(ok, endsLine, (r) => (/^restored site-backup\.db .* into \.\/data\/drill\.db; replayed 2 erasures from \.\/data\/site\.db\.erasure-ledger: 1 submission erased again\n$/.test(r.stdout) ? undefined : `unexpected output: ${r.stdout.slice(0, 300)}`)),
+  },
+  {
+    command: /^DATABASE_URL="postgres:\/\/adtech:change-me@\$\{PGHOST:-localhost\}:\$\{PGPORT:-5432\}\/adtech" npm run -s backup -- --out site-backup\.dump$/,
+    how: 'run',
+    check: all(ok, endsLine, contains('backed up postgres (schema at ', ' to site-backup.dump, ')),
+  },
+  { command: /^npm run -s backup:verify -- site-backup\.dump$/, how: 'run', check: all(ok, endsLine, contains('ok site-backup.dump: postgres backup taken ', 'checksum ok', '(current)')) },
+  { command: /^npm run -s restore -- site-backup\.db$/, how: 'run', check: all(exits(75), (r) => (/^restore: .*\/data\/site\.db is open in another process \(a running server\?\): stop it, then restore\n$/.test(r.stderr) ? undefined : `unexpected stderr: ${r.stderr.slice(0, 300)}`)) },
 ];
 
 function lastLine(text: string): string {

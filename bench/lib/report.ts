@@ -5,6 +5,7 @@ import { CHAT_TARGET, type ChatOutcome } from '../scenarios/chat.ts';
 import { describeTarget, type HttpOutcome } from '../scenarios/http.ts';
 import { REMATERIALIZE_TARGET_MS, type DayOutcome, type MaterializeOutcome } from '../scenarios/materialize.ts';
 import { floodMet, scaleVerdicts, SCALE_TARGET, type FloodOutcome, type ScaleOutcome } from '../scenarios/scale.ts';
+import { JUNK_FLOOD_TARGET, type JunkFloodOutcome } from '../scenarios/junk-flood.ts';
 import type { LoadResult } from './load.ts';
 import type { Settings } from './settings.ts';
 import type { Machine } from './system.ts';
@@ -27,6 +28,8 @@ export interface Results {
   day?: DayOutcome;
   build?: BuildOutcome;
   scale?: ScaleOutcome;
+  /** Long and missing paths from one client at the default limits (scenarios/junk-flood.ts). */
+  junkFlood?: JunkFloodOutcome;
   /** Markdown sections, one per target not met. */
   profiles: string[];
 }
@@ -99,6 +102,15 @@ function otherTable(r: Results): string[] {
     const peak = Math.max(...r.rss.map((x) => x.mb));
     const detail = r.rss.map((x) => `${x.name} ${ms(x.mb)} MB`).join(', ');
     rows.push(`| server peak RSS (VmHWM) under the scenarios above | ${ms(peak)} MB (${detail}) | - | - | <= ${RSS_TARGET_MB} MB | ${verdict(peak <= RSS_TARGET_MB)} |`);
+  }
+  if (r.junkFlood) {
+    const j = r.junkFlood;
+    const statuses = Object.entries(j.result.statuses).map(([status, n]) => `${n.toLocaleString('en')} x ${status}`).join(', ');
+    rows.push(
+      `| flood of 8,000-character missing paths (\`/_astro/\`, pages, backslash spellings) from one client, ${r.settings.connections} connections, ${r.settings.scale.floodSeconds} s, default limits | ` +
+        `RSS idle ${ms(j.idleMb)} MB, peak ${ms(j.peakMb)} MB, ${ms(j.settledMb)} MB ${r.settings.scale.settleSeconds} s after; ${int(j.result.rps)} req/s (${statuses}); ${ms(j.logBytes / 1e6)} MB of log | - | - | ` +
+        `peak <= ${JUNK_FLOOD_TARGET.peakRssMb} MB, within ${JUNK_FLOOD_TARGET.settledAboveIdleMb} MB of idle after, 429s | ${verdict(j.met)}${j.invalid ? ` (invalid: ${j.invalid})` : ''} |`,
+    );
   }
   if (r.materialize) {
     const m = r.materialize;

@@ -3,7 +3,7 @@
  * move a SQLite site to PostgreSQL (src/db/copy.ts says how: one snapshot, nothing overwritten,
  * counts verified). Both databases are migrated to this version's schema first, as a server
  * would at start. Prints one line per table (rows in the source snapshot and in the target) and
- * exits 0 when every table matches, 1 when one does not (named), 73 for a target that already
+ * exits 0 when every table matches, 65 when one does not (named), 73 for a target that already
  * holds rows without --resume; otherwise run-cli.ts's codes. The password is never printed.
  */
 import { existsSync } from 'node:fs';
@@ -12,7 +12,8 @@ import { engineOf, sqlitePath } from '../../src/db/create-db.ts';
 import { openMigratedDb } from '../../src/db/open-migrated-db.ts';
 import { CommandFailed, runCli, UsageError } from './run-cli.ts';
 
-/** sysexits(3) EX_CANTCREAT: the output (here the target database) is not fit to write into. */
+/** sysexits(3) EX_DATAERR: the copy is there but its counts differ. EX_CANTCREAT: the target is not fit to write into. */
+const EX_DATAERR = 65;
 const EX_CANTCREAT = 73;
 
 const USAGE = {
@@ -52,7 +53,7 @@ if (import.meta.main) {
       const differing = tables.filter((t) => t.source !== t.target).map((t) => t.table);
       if (differing.length > 0) {
         stderr.write(`db-copy: counts differ in ${differing.join(', ')}: the target held rows of its own (a resumed copy into a used database?)\n`);
-        return 1;
+        return EX_DATAERR;
       }
       stdout.write(`copied ${from} into ${target.target}: every table's count matches\n`);
       return 0;

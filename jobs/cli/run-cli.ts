@@ -9,7 +9,7 @@
  *   (one line naming the variable, no stack) · 69 the database cannot be reached · 75 it stayed
  *   locked past its budget (try again) · 70 a migration failed, or a bug (message and stack) ·
  *   anything `main` returns, which is not 0 for a partial success (events:import: 65).
- * A command reads only the variables it needs (DATABASE_URL, SQLITE_SYNCHRONOUS): a server-only
+ * A command reads only the variables it needs (DATABASE_URL, SQLITE_SYNCHRONOUS, ERASURE_LEDGER): a server-only
  * variable such as PORT=abc never stops it.
  */
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
@@ -21,13 +21,13 @@ import { openMigratedDb, type OpenOptions } from '../../src/db/open-migrated-db.
 import { unsupportedNodeLine } from '../../src/lib/node-version.ts';
 
 /** The variables a command reads; every other one belongs to the server and is not looked at. */
-const COMMAND_VARIABLES = ['DATABASE_URL', 'SQLITE_SYNCHRONOUS'] as const;
+const COMMAND_VARIABLES = ['DATABASE_URL', 'SQLITE_SYNCHRONOUS', 'ERASURE_LEDGER'] as const;
 export type CommandConfig = Pick<Config, (typeof COMMAND_VARIABLES)[number]>;
 
 /** Validate only the variables a command reads, with the server's own rules and messages. */
 function loadCommandConfig(env: Record<string, string | undefined>): CommandConfig {
-  const { DATABASE_URL, SQLITE_SYNCHRONOUS } = loadConfig(Object.fromEntries(COMMAND_VARIABLES.map((name) => [name, env[name]])));
-  return { DATABASE_URL, SQLITE_SYNCHRONOUS };
+  const { DATABASE_URL, SQLITE_SYNCHRONOUS, ERASURE_LEDGER } = loadConfig(Object.fromEntries(COMMAND_VARIABLES.map((name) => [name, env[name]])));
+  return { DATABASE_URL, SQLITE_SYNCHRONOUS, ERASURE_LEDGER };
 }
 
 // The one check done on import, and only on an unsupported Node.js: a command runs under

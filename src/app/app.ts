@@ -11,6 +11,8 @@ import { openMigratedDb } from '../db/open-migrated-db.ts';
 import { createServices, type Services } from './services.ts';
 import { startOutbox } from './jobs/outbox.ts';
 import { startJobs } from './jobs/schedule.ts';
+import { startBackups } from './jobs/backup.ts';
+import { NO_METER } from '../lib/meter.ts';
 import { clientKeyOf, isTrustedProxy } from '../features/ratelimit/index.ts';
 import type { IncomingMessage } from 'node:http';
 import { createEdge, type AstroHandler } from '../server/http.ts';
@@ -18,6 +20,7 @@ import type { Logger } from '../server/log.ts';
 import { ResponseCache } from '../server/response-cache.ts';
 import { createEdgeLimiter } from './edge-limiter.ts';
 import { StaticFiles } from '../server/static-files.ts';
+import { routeAstroLogTo } from '../server/astro-log.ts';
 import { recentCheck } from '../lib/probes.ts';
 import { ASSISTANT_INDEX_FILE } from '../features/chat/index-writer.ts';
 import { AssistantIndex } from '../features/chat/assistant-index.ts';
@@ -73,6 +76,8 @@ export async function createApp(config: Config, log: Logger): Promise<RunningApp
     },
   });
 
+  // Astro's messages (its adapter's, its image service's) become lines of this logger.
+  routeAstroLogTo(log);
   const entry = pathToFileURL(join(distDir, 'server', 'entry.mjs')).href;
   let astro: AstroHandler;
   try {
@@ -136,6 +141,7 @@ export async function createApp(config: Config, log: Logger): Promise<RunningApp
   // keep timers alive) and stops before the database closes.
   let outbox: ReturnType<typeof startOutbox> | undefined;
   let jobs: ReturnType<typeof startJobs> | undefined;
+  let backups: ReturnType<typeof startBackups> | undefined;
   let closing: Promise<void> | undefined;
   return {
     listen: () =>
@@ -150,6 +156,8 @@ export async function createApp(config: Config, log: Logger): Promise<RunningApp
           siteHost = new URL(services.config.SITE_URL).host;
           outbox = services.config.JOBS_ENABLED ? startOutbox({ services, intervalMs: 15_000 }) : undefined;
           jobs = startJobs({ services });
+          // The metrics registry's Meter goes here once the composition root has one.
+          backups = startBackups({ services, meter: NO_METER });
           resolvePromise({ origin, services });
           warmUp(services).catch((error: unknown) => log.warn({ err: error }, 'warm-up failed'));
         });
@@ -172,6 +180,7 @@ export async function createApp(config: Config, log: Logger): Promise<RunningApp
           server.closeIdleConnections();
         });
         await jobs?.stop();
+        await backups?.stop();
         await outbox?.stop();
         await limiter.close();
         await db.close();

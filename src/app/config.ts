@@ -10,7 +10,7 @@ import { RATE_LIMIT_DEFAULTS } from '../features/ratelimit/policies.ts';
 import { WebhookSecret } from '../features/contact/webhook-signing.ts';
 import { siteOrigins } from '../features/contact/contact-request.ts';
 import { redactUrl, redactUrlsIn } from '../lib/redact-url.ts';
-import { bool, databaseUrl, DEFAULT_DATABASE_URL, httpUrlWithoutCredentials, list, llmBaseUrl, origin, parseOrigin, positiveInt, trustProxy } from './config-values.ts';
+import { bool, databaseUrl, DEFAULT_DATABASE_URL, httpUrlWithoutCredentials, list, llmBaseUrl, origin, parseOrigin, parsePort, positiveInt, trustProxy } from './config-values.ts';
 
 export type { TrustProxy };
 export { DEFAULT_DATABASE_URL, isLoopbackHost } from './config-values.ts';
@@ -111,6 +111,24 @@ export const EnvSchema = z.object({
   CONTACT_ALTCHA_HMAC_KEY: z.string().min(32, 'must be at least 32 characters, e.g. the output of `openssl rand -hex 32`').optional(),
   /** Run the scheduled jobs in this process (set false on instances that should only serve). */
   JOBS_ENABLED: bool('JOBS_ENABLED').default(true),
+
+  // Backups and the erasure ledger (docs/operators.md, "Backup and restore").
+  /** node-cron expression (UTC) of the scheduled backup; unset takes none. */
+  BACKUP_CRON: z
+    .string()
+    .min(1)
+    .refine((expression) => validCron(expression), 'must be a node-cron expression (evaluated in UTC), e.g. "15 1 * * *"')
+    .optional(),
+  /** Directory the scheduled backup writes to (it must exist). */
+  BACKUP_DIR: z.string().min(1).default('./backups'),
+  /** How many scheduled backups to keep in BACKUP_DIR: the newest N. */
+  BACKUP_KEEP: positiveInt.max(10_000, 'must be at most 10000').default(7),
+  /** The erasure ledger file (default: beside the SQLite file; ./data/erasure-ledger.ndjson on PostgreSQL). */
+  ERASURE_LEDGER: z.string().min(1).optional(),
+
+  // Outbound guard (src/lib/outbound-guard.ts).
+  /** Ports the contact webhook and the LLM client may connect to besides 80 and 443, on every hop. */
+  OUTBOUND_ALLOW_PORTS: list(parsePort).default([]),
 
   // The operators' console (src/features/console, docs/operators.md "The console").
   /** A console session with no request for this many minutes is over (idle expiry). */

@@ -5,7 +5,7 @@
 import { accessSync, closeSync, constants, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { engineOf, sqlitePath } from '../db/create-db.ts';
-import { ConfigError } from './config.ts';
+import { ConfigError, type Config } from './config.ts';
 import { DEFAULT_DATABASE_URL } from './config-values.ts';
 
 /**
@@ -52,5 +52,22 @@ export function prepareDatabaseLocation(databaseUrl: string): void {
   } catch (error) {
     if (error instanceof ConfigError) throw error;
     throw problem(`cannot create or write ${path} (${codeOf(error)})`);
+  }
+}
+
+/**
+ * With a scheduled backup on (BACKUP_CRON and JOBS_ENABLED), BACKUP_DIR must be an existing
+ * directory this process may write: never created on the fly (an unmounted backup volume would
+ * otherwise fill the root disk unnoticed). Throws a ConfigError otherwise.
+ */
+export function prepareBackupLocation(config: Pick<Config, 'BACKUP_CRON' | 'BACKUP_DIR' | 'JOBS_ENABLED'>): void {
+  if (config.BACKUP_CRON === undefined || !config.JOBS_ENABLED) return;
+  const dir = config.BACKUP_DIR;
+  try {
+    if (!statSync(dir).isDirectory()) throw new Error('not a directory');
+    accessSync(dir, constants.W_OK | constants.X_OK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new ConfigError([`BACKUP_DIR: ${dir} must be an existing directory this process can write (${code}); create it, or unset BACKUP_CRON`]);
   }
 }

@@ -20,7 +20,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, configErrorLine, defaultOrigins, loadConfig, secretValues, type Config } from './config.ts';
-import { prepareDatabaseLocation } from './database-location.ts';
+import { prepareBackupLocation, prepareDatabaseLocation } from './database-location.ts';
 import type { RunningApp } from './app.ts';
 import { createLogger, flushLogger } from '../server/log.ts';
 import { redactUrlsIn } from '../lib/redact-url.ts';
@@ -41,6 +41,7 @@ let config: Config;
 try {
   config = loadConfig(process.env);
   prepareDatabaseLocation(config.DATABASE_URL);
+  prepareBackupLocation(config);
 } catch (error) {
   if (error instanceof ConfigError) {
     process.stderr.write(`${configErrorLine(error)}\n`);

@@ -163,7 +163,7 @@ export function startJobs({ services, now = Date.now }: JobsDeps): JobsHandle {
 }
 
 /** A started node-cron task in UTC whose own messages go to our log. */
-function cronTask(expression: string, name: string, run: () => unknown, log: JobLog): ReturnType<typeof createTask> {
+export function cronTask(expression: string, name: string, run: () => unknown, log: JobLog): ReturnType<typeof createTask> {
   const task = createTask(expression, run, {
     name,
     timezone: 'UTC',

@@ -20,6 +20,11 @@ function migrations(engine: Engine): Record<string, Migration> {
   };
 }
 
+/** The names of every migration this code knows, in order: a backup with others is from a newer version. */
+export function migrationNames(engine: Engine): string[] {
+  return Object.keys(migrations(engine)).sort();
+}
+
 /**
  * Bring the schema up to date. Idempotent: applied migrations are skipped, and kysely's lock
  * table keeps two instances starting together from running one twice. Returns kysely's

@@ -95,7 +95,7 @@ describe('npm run -s db:copy (SQLite to PostgreSQL)', () => {
     expect(resumed.stdout).toContain(`event: ${EVENTS} rows in the source, ${EVENTS} in the target\n`);
     expect(resumed.stdout).toContain('contact_submission: 2 rows in the source, 3 in the target  <- differs\n');
     expect(resumed.stderr).toContain('counts differ in contact_submission');
-    expect(resumed.status).toBe(1);
+    expect(resumed.status).toBe(65);
   });
 
   it.each([

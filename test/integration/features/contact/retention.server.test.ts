@@ -3,6 +3,9 @@
  * the scheduled purge (called with a pinned clock), and `contact:erase` as a real process.
  */
 import { execFile } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { sql } from 'kysely';
 import { pino } from 'pino';
@@ -29,7 +32,7 @@ function capturingLog(): { log: Services['log']; lines: Array<Record<string, unk
 
 async function eraseCommand(args: string[], databaseUrl: string): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await execFileAsync(process.execPath, ['jobs/cli/contact-erase.ts', ...args], { env: { PATH: process.env['PATH'] ?? '', DATABASE_URL: databaseUrl } });
+    const { stdout, stderr } = await execFileAsync(process.execPath, ['jobs/cli/contact-erase.ts', ...args], { env: { PATH: process.env['PATH'] ?? '', DATABASE_URL: databaseUrl, ERASURE_LEDGER: join(mkdtempSync(join(tmpdir(), 'ledger-')), 'erasures.ndjson') } });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };
