@@ -154,7 +154,7 @@ export async function createApp(config: Config, log: Logger): Promise<RunningApp
           const origin = `http://${host}:${port}`;
           services = createServices({ config, boundOrigin: origin, db, log, assistantIndex: () => assistantIndex, cache });
           siteHost = new URL(services.config.SITE_URL).host;
-          outbox = services.config.JOBS_ENABLED ? startOutbox({ services, intervalMs: 15_000 }) : undefined;
+          outbox = services.config.JOBS_ENABLED ? startOutbox({ services }) : undefined;
           jobs = startJobs({ services });
           // The metrics registry's Meter goes here once the composition root has one.
           backups = startBackups({ services, meter: NO_METER });

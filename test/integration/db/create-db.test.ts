@@ -44,6 +44,7 @@ describe.each(['sqlite', 'postgres'] as const)('data layer on %s', (engine) => {
       ['0003-api-keys', 'Success'],
       ['0004-altcha-replay', 'Success'],
       ['0005-contact-email-index', 'Success'],
+      ['0006-contact-deliveries', 'Success'],
     ]);
     const second = await migrateToLatest(handle.kysely, handle.engine);
     expect(second.error).toBeUndefined();

@@ -250,6 +250,7 @@ describe.each(ENGINES)('POST /api/contact on %s', (engine) => {
         next_attempt_at: null,
         delivered_at: null,
         last_error: null,
+        spam_reason: null,
       });
       expect(row!.created_at).toBeGreaterThanOrEqual(before);
     });
@@ -355,15 +356,27 @@ describe.each(ENGINES)('POST /api/contact on %s', (engine) => {
     });
   });
 
-  describe('honeypot', () => {
-    it('answers 200 {"success": true} to a filled honeypot and stores nothing', async () => {
-      const response = await post(json({ ...validPayload, website: 'https://spam.example' }));
-      expect(response.status).toBe(200);
-      expect(await response.json()).toEqual({ success: true });
-      expect(await countRows(suite.db.handle)).toBe(0);
+  describe('spam', () => {
+    const spamRows = () => suite.db.handle.kysely.selectFrom('contact_submission').select(['name', 'spam_reason', 'delivery_status']).orderBy('id').execute();
+
+    it('answers a filled honeypot exactly like a stored submission, and keeps it as spam that is never queued', async () => {
+      const withWebhook = testServices(suite.db.handle, { CONTACT_WEBHOOK_URL: 'http://127.0.0.1:9/hook' });
+      const person = await callContact(contactRequest(json(validPayload)), withWebhook);
+      const bot = await callContact(contactRequest(json({ ...validPayload, name: 'Bot', website: 'https://spam.example' })), withWebhook);
+      expect([bot.status, [...bot.headers], await bot.text()]).toEqual([person.status, [...person.headers], await person.text()]);
+      expect(await spamRows()).toEqual([
+        { name: validPayload.name, spam_reason: null, delivery_status: 'pending' },
+        { name: 'Bot', spam_reason: 'honeypot', delivery_status: 'none' },
+      ]);
     });
 
-    it('answers a bot 200 even when the rest of its submission is invalid', async () => {
+    it('keeps a submission the heuristics judge spam, with the reason', async () => {
+      const response = await post(json({ ...validPayload, name: 'Cheap https://pills.example' }));
+      expect(await response.json()).toEqual({ success: true });
+      expect(await spamRows()).toEqual([{ name: 'Cheap https://pills.example', spam_reason: 'heuristic: a link in the name or job title', delivery_status: 'none' }]);
+    });
+
+    it('answers a bot 200 even when the rest of its submission is invalid, and stores nothing it could not', async () => {
       const response = await post(json({ name: 'x', website: 'spam' }));
       expect(response.status).toBe(200);
       expect(await countRows(suite.db.handle)).toBe(0);
