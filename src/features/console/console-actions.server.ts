@@ -1,10 +1,14 @@
 /**
  * What each console action does, by the form's `op`: the contact features' own operations
  * (erasure by retention.server.ts, the same as `npm run contact:erase`; redelivery and the spam
- * flag by the contact feature's delivery API) and the API-key repository (the same as
+ * flag by the contact feature's delivery API, deliveries.server.ts) and the API-key repository (the same as
  * `npm run api-keys`). Returns what the audit log records and what the page shows.
  */
 import { createKey, DEFAULT_KEY_DAY, DEFAULT_KEY_MINUTE, KeyLimit, revokeKey } from '../apikeys/index.ts';
+import { markNotSpam, markSpam, redeliverSubmission } from '../contact/deliveries.server.ts';
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { appendErasure, DEFAULT_POSTGRES_LEDGER, erasureLedgerPath } from '../contact/erasure-ledger.server.ts';
 import { eraseSubmissionsByEmail } from '../contact/retention.server.ts';
 import { HttpError } from '../../lib/http-error.ts';
 import { PATHS } from '../../lib/paths.ts';
@@ -48,18 +52,45 @@ function limitOf(form: URLSearchParams, name: string, fallback: number): number 
   return parsed.data;
 }
 
+/**
+ * Before anything is deleted, the erasure goes into the erasure ledger, as `contact:erase` does,
+ * so that restoring an older backup erases the person again; if it cannot be written, nothing is.
+ */
+async function recordErasure(deps: ConsoleDeps, email: string, now: number): Promise<void> {
+  const ledger = erasureLedgerPath(deps.config.DATABASE_URL, deps.config.ERASURE_LEDGER);
+  if (ledger === undefined) return;
+  try {
+    if (ledger === DEFAULT_POSTGRES_LEDGER) await mkdir(dirname(ledger), { recursive: true });
+    await appendErasure(ledger, email, now);
+  } catch (error) {
+    throw new HttpError(503, 'service_unavailable', { detail: 'The erasure could not be recorded in the erasure ledger, so nothing was erased.', resolution: 'Check ERASURE_LEDGER is writable, then try again.', cause: error });
+  }
+}
+
 export async function consoleAction(form: URLSearchParams, signedIn: RequestSession, deps: ConsoleDeps, now: number): Promise<ActionOutcome> {
   const db = deps.db.kysely;
   const op = form.get('op');
   switch (op) {
     case 'redeliver': {
       const row = await existing(deps, form);
-      // Due at once: the running outbox sends it on its next pass.
-      await db.updateTable('contact_submission').set({ delivery_status: 'pending', next_attempt_at: now }).where('id', '=', row.id).execute();
-      return { action: 'redelivered', target: `submission ${row.id}`, done: 'redelivered' };
+      // Due at once, in the database: the running outbox of any instance sends it on its next pass.
+      const result = await redeliverSubmission(deps.db, row.id, { now });
+      if (result.spam > 0) throw invalid('This submission is marked as spam: mark it not spam to deliver it.');
+      return { action: 'redelivered', target: `submission ${row.id}`, detail: `${result.deliveries} delivery(ies) due now`, done: 'redelivered' };
+    }
+    case 'spam': {
+      const row = await existing(deps, form);
+      await markSpam(deps.db, row.id, `marked by ${signedIn.session.operatorName}`);
+      return { action: 'marked spam', target: `submission ${row.id}`, done: 'spam' };
+    }
+    case 'not-spam': {
+      const row = await existing(deps, form);
+      await markNotSpam(deps.db, row.id, { now });
+      return { action: 'marked not spam', target: `submission ${row.id}`, done: 'not-spam' };
     }
     case 'erase': {
       const row = await existing(deps, form);
+      await recordErasure(deps, row.work_email, now);
       const result = await eraseSubmissionsByEmail(deps.db, row.work_email);
       if (result.error) throw result.error;
       // The address itself is personal data the erasure removed: the log keeps the count only.

@@ -11,6 +11,11 @@ export interface ConsoleSettings {
   SITE_URL: string;
   CONSOLE_SESSION_IDLE_MINUTES: number;
   CONSOLE_SESSION_MAX_HOURS: number;
+  /** The database, for its erasure ledger's default place (erasure-ledger.server.ts). */
+  DATABASE_URL: string;
+  ERASURE_LEDGER?: string | undefined;
+  /** Where scheduled backups go: the freshness page shows the newest there. */
+  BACKUP_DIR?: string | undefined;
 }
 
 export interface ConsoleDeps {

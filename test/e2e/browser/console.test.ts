@@ -18,7 +18,28 @@ import { createDb } from '../../../src/db/create-db.ts';
 import { createInvite } from '../../../src/features/console/invites.server.ts';
 import { openPage, useBrowserSite, type WatchedPage } from '../../helpers/browser.ts';
 
-const { site, browser } = useBrowserSite({ HOST: 'localhost' });
+/** The contact webhook's receiver on loopback: each delivery it takes resolves the next waiter. */
+const received: string[] = [];
+let onDelivery: (() => void) | undefined;
+const receiver = createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (chunk: Buffer) => chunks.push(chunk));
+  req.on('end', () => {
+    received.push(Buffer.concat(chunks).toString('utf8'));
+    res.writeHead(204).end();
+    onDelivery?.();
+  });
+});
+const siteEnv: Record<string, string> = { HOST: 'localhost', JOBS_ENABLED: 'true', CONTACT_OUTBOX_INTERVAL_MS: '200', CONTACT_WEBHOOK_ALLOW_PRIVATE: 'true' };
+beforeAll(async () => {
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  siteEnv['CONTACT_WEBHOOK_URL'] = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+});
+afterAll(async () => {
+  await new Promise((resolve) => receiver.close(resolve));
+});
+
+const { site, browser } = useBrowserSite(siteEnv);
 
 const HOUR = 3_600_000;
 
@@ -114,7 +135,7 @@ describe('the console in Chromium', () => {
     expect(await page.locator('.console-signout .meta').textContent()).toBe('Ada Operator');
   });
 
-  it('finds a submission, redelivers it, and erases the person', async () => {
+  it('finds a submission, redelivers it through the outbox, marks it spam and not spam, and erases the person', async () => {
     const { page } = operator;
     await page.getByLabel('Name or e-mail').fill('GRACE');
     await page.getByRole('button', { name: 'Filter' }).click();
@@ -122,11 +143,29 @@ describe('the console in Chromium', () => {
     expect(await page.locator('tbody tr').count()).toBe(1);
     await page.getByRole('link', { name: 'Grace Hopper' }).click();
     expect(await heading(page)).toMatch(/^Submission \d+$/);
+    const submissionUrl = page.url();
 
+    // Redeliver: due at once, the running outbox sends it to the receiver, the log shows the attempt.
+    const delivered = new Promise<void>((resolve) => (onDelivery = resolve));
     await page.getByRole('button', { name: 'Redeliver' }).click();
     await page.waitForURL(/done=redelivered/);
     expect(await page.getByRole('status').textContent()).toContain('Queued for redelivery');
-    expect(await page.locator('[data-delivery-state]').textContent()).toBe('pending');
+    await delivered;
+    expect(received.at(-1)).toContain('grace@example.com');
+    await page.goto(submissionUrl);
+    await page.locator('[data-delivery-state]', { hasText: 'delivered' }).waitFor();
+    expect(await page.locator('table', { hasText: 'Every attempt through webhook' }).locator('tbody tr').first().textContent()).toContain('204');
+
+    await page.getByRole('button', { name: 'Mark spam' }).click();
+    await page.waitForURL(/done=spam/);
+    expect(await page.locator('[data-spam-state]').textContent()).toMatch(/^yes: /);
+    await page.goto(`${site.url}/admin/?q=grace`);
+    expect(await page.locator('tbody tr').count()).toBe(0);
+    await page.goto(`${site.url}/admin/?q=grace&spam=spam`);
+    await page.getByRole('link', { name: 'Grace Hopper' }).click();
+    await page.getByRole('button', { name: 'Mark not spam' }).click();
+    await page.waitForURL(/done=not-spam/);
+    expect(await page.locator('[data-spam-state]').textContent()).toBe('no');
 
     await page.getByRole('button', { name: 'Erase this person' }).click();
     await page.waitForURL(/\/admin\/\?done=erased-1$/);
@@ -160,7 +199,7 @@ describe('the console in Chromium', () => {
     await page.getByRole('link', { name: 'Audit log' }).click();
     const rows = await page.locator('tbody tr').allTextContents();
     const actions = rows.map((row) => row.replace(/\s+/g, ' '));
-    for (const action of ['revoked API key', 'created API key', 'erased a person', 'redelivered', 'signed in', 'signed out', 'enrolled a passkey']) {
+    for (const action of ['revoked API key', 'created API key', 'erased a person', 'marked not spam', 'marked spam', 'redelivered', 'signed in', 'signed out', 'enrolled a passkey']) {
       expect(actions.some((row) => row.includes('Ada Operator') && row.includes(action)), action).toBe(true);
     }
     expect(actions.some((row) => row.includes('cli') && row.includes('invited an operator'))).toBe(true);
