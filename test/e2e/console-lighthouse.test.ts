@@ -43,6 +43,19 @@ beforeAll(async () => {
       .returning('id')
       .executeTakeFirstOrThrow();
     submissionId = Number(row.id);
+    // A delivery log to show: one webhook delivery with a failed and a delivered attempt.
+    const delivery = await handle.kysely
+      .insertInto('contact_delivery')
+      .values({ submission_id: submissionId, channel: 'webhook', state: 'delivered', attempts: 2, next_attempt_at: null, created_at: now, delivered_at: now, failed_at: null, last_error: 'HTTP 503 Service Unavailable' })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await handle.kysely
+      .insertInto('contact_delivery_attempt')
+      .values([
+        { delivery_id: Number(delivery.id), attempted_at: now - 30_000, duration_ms: 41, outcome: 'failed', response_code: 503, error: 'HTTP 503 Service Unavailable' },
+        { delivery_id: Number(delivery.id), attempted_at: now, duration_ms: 12, outcome: 'delivered', response_code: 204, error: null },
+      ])
+      .execute();
     await createKey(handle.kysely, { name: 'Acme', minuteLimit: 60, dayLimit: 5000, now });
     const { token } = await createSession(handle.kysely, await addOperator(handle.kysely, 'Ada Operator', now), now);
     sessionToken = token;
