@@ -45,6 +45,7 @@ describe.each(['sqlite', 'postgres'] as const)('data layer on %s', (engine) => {
       ['0004-altcha-replay', 'Success'],
       ['0005-contact-email-index', 'Success'],
       ['0006-contact-deliveries', 'Success'],
+      ['0007-console', 'Success'],
     ]);
     const second = await migrateToLatest(handle.kysely, handle.engine);
     expect(second.error).toBeUndefined();

@@ -54,7 +54,7 @@ describe.each(ENGINES)('migration 0006 over older submissions on %s', (engine) =
 
     const after = await migrateToLatest(handle.kysely, handle.engine);
     expect(after.error).toBeUndefined();
-    expect(after.results?.map((r) => r.migrationName)).toEqual(['0006-contact-deliveries']);
+    expect(after.results?.map((r) => r.migrationName)).toEqual(['0006-contact-deliveries', '0007-console']);
 
     expect(await submissionDeliveries(handle, 1)).toEqual([]);
     expect(await submissionDeliveries(handle, 2)).toEqual([expect.objectContaining({ channel: 'webhook', state: 'pending', attempts: 7, next_attempt_at: 9_000, last_error: 'HTTP 503 Service Unavailable', attemptLog: [] })]);
