@@ -132,7 +132,11 @@ export function writeAssistantIndex(db: Database.Database, { news, knowledge }: 
     const perPassage = passages.map((passage) => fieldTerms(fieldText(passage, field)));
     const df = new Map<string, number>();
     for (const { terms } of perPassage) for (const term of terms.keys()) df.set(term, (df.get(term) ?? 0) + 1);
-    const averageLength = count === 0 ? 0 : perPassage.reduce((sum, p) => sum + p.length, 0) / count;
+    // Averaged over the passages that have the field, as Lucene's BM25 does: a field only help
+    // pages fill (context, code) keeps its scale when thousands of articles leave it empty,
+    // instead of every help page's summary counting as hundreds of times too long.
+    const filled = perPassage.filter((p) => p.length > 0);
+    const averageLength = filled.length === 0 ? 0 : filled.reduce((sum, p) => sum + p.length, 0) / filled.length;
     return { boost: FIELD_BOOSTS[field], perPassage, df, averageLength };
   });
 
