@@ -26,7 +26,7 @@ import { knowledgePassages, newsPassages, type KnowledgeDoc, type NewsDoc, type 
 import { isStopword, stem, words } from './text-terms.ts';
 
 /** Version of the tables above; bump it with any change to them or to how impacts are computed. */
-export const INDEX_FORMAT = 2;
+export const INDEX_FORMAT = 3;
 
 /** File name of the index in the build's server folder (`dist/server/`), never served. */
 export const ASSISTANT_INDEX_FILE = 'assistant-index.sqlite';
