@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { composeReply, conversationQuery, detectIntent, replyChunks, retrieve } from '../../../../src/features/chat/built-in-assistant.ts';
 import type { ChatMessage } from '../../../../src/features/chat/chat-request.ts';
@@ -233,6 +235,12 @@ describe('the evaluation, at 9 and at 5,000 articles', () => {
   it('asks of the real site and of an archive 5,000 articles larger', () => {
     expect(news).toHaveLength(9);
     expect(sizes[1][1].size - site.size).toBeGreaterThanOrEqual(5_000);
+  });
+
+  it('links the help pages that describe a site page to a page the site has', () => {
+    const described = siteKnowledge().flatMap((doc) => (doc.page ? [doc.page] : []));
+    expect(described.toSorted()).toEqual(['/contact', '/docs/api', '/stats']);
+    for (const page of described) expect([`${page}.astro`, `${page}/index.astro`].some((file) => existsSync(join(import.meta.dirname, '../../../../src/pages', file))), page).toBe(true);
   });
 
   describe.each(sizes)('with %s', (_, index) => {
