@@ -8,7 +8,8 @@
  * full, and stored as one number: the term's *impact* on that passage. The ranking is the one
  * the assistant used with MiniSearch (BM25+ per field over title, section, text, code and
  * context, with their boosts, and the opening-passage boost), with knowledge pages weighed
- * KNOWLEDGE_BOOST rather than 1.15 (see there). A query then only adds impacts, and reads each
+ * KNOWLEDGE_BOOST rather than 1.15 (see there) and each field's length compared with its average
+ * over the passages that have the field (see `writeAssistantIndex`). A query then only adds impacts, and reads each
  * term's best postings first (an impact-ordered index), so the cost of a question is bounded by
  * the number of its terms, not of articles.
  *
