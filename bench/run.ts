@@ -6,13 +6,14 @@
  *   npm run bench -- --quick            # 1 round of 2 s, 1 million events (< 2 min)
  *   npm run bench -- --only=data-hit,chat
  *   npm run bench -- --only=scale       # the scale table alone (~10 min: a 5,000-article build)
+ *   npm run bench -- --only=search      # site search at 10, 1,000, 5,000 articles (~4 min)
  *   npm run bench -- --quick --profile  # also profile targets not met (the full run always does)
  *   npm run bench -- --render           # rewrite RESULTS.md from the last full run (after editing NOTES.md)
  *
  * Only a full run of every scenario replaces bench/RESULTS.md; --quick and --only runs write
  * theirs into their work folder.
  *
- * Scenario ids for --only: the HTTP ones in scenarios/http.ts, and chat, materialize, build, scale.
+ * Scenario ids for --only: the HTTP ones in scenarios/http.ts, and chat, junk-flood, materialize, build, scale, search.
  * --quick leaves scale out unless --only names it (then 10 and 1,000 articles, short floods).
  * The cache-hit and 429 scenarios also run the Fastify peer (peers/fastify.ts) in the same rounds.
  * Everything it creates lives in a fresh /tmp/bench-run-XXXXXX (a seeded database, a build, logs,
@@ -40,6 +41,8 @@ import { runChat } from './scenarios/chat.ts';
 import { HTTP_SCENARIOS, loadSpec, runHttpScenario, type HttpContext, type HttpOutcome, type Instances } from './scenarios/http.ts';
 import { compareWithCli, prepareEvents, profileMaterialize, rematerializeDay, SQLITE_CLI_MISSING } from './scenarios/materialize.ts';
 import { floodPaths, runScale } from './scenarios/scale.ts';
+import { runJunkFlood } from './scenarios/junk-flood.ts';
+import { runSearch } from './scenarios/search.ts';
 
 const repo = resolve(import.meta.dirname, '..');
 process.chdir(repo);
@@ -48,7 +51,7 @@ const settings = settingsFor(flags.quick ?? false);
 const only = flags.only ? new Set(flags.only.split(',')) : undefined;
 /** Scale takes minutes (a 5,000-article build): in a quick run only when --only names it. */
 const wanted = (id: string) => (only ? only.has(id) : id !== 'scale' || !settings.quick);
-const serving = () => HTTP_SCENARIOS.some((s) => wanted(s.id)) || wanted('chat');
+const serving = () => HTTP_SCENARIOS.some((s) => wanted(s.id)) || wanted('chat') || wanted('junk-flood');
 /** CPU profiles of targets not met: always in the full run; in quick mode only when asked (they take a while). */
 const profiling = !settings.quick || (flags.profile ?? false);
 const workDir = flags.render ? '' : mkdtempSync(join(tmpdir(), 'bench-run-'));
@@ -79,8 +82,10 @@ function serverEnv(extra: Record<string, string> = {}): Record<string, string> {
   };
 }
 
-const INSTANCE_ENV: Record<'main' | 'nocache' | 'limited', Record<string, string>> = {
+const INSTANCE_ENV: Record<'main' | 'nocache' | 'limited' | 'defaults', Record<string, string>> = {
   main: serverEnv(),
+  // The default rate limits (scenarios/junk-flood.ts): a flood must meet them.
+  defaults: Object.fromEntries(Object.entries(serverEnv()).filter(([name]) => !name.startsWith('RATE_LIMIT_'))),
   nocache: serverEnv({ RESPONSE_CACHE_MAX_BYTES: '1' }),
   limited: serverEnv({ RATE_LIMIT_SITE_MINUTE: '1', RATE_LIMIT_DATA_MINUTE: '1', RATE_LIMIT_DATA_DAY: '1' }),
 };
@@ -142,6 +147,17 @@ async function main(): Promise<void> {
   await prepare();
 
   if (serving()) await runServers(results);
+  if (wanted('junk-flood')) {
+    say('running junk-flood: long and missing paths from one client, default limits, fresh server');
+    const server = await startInstance('defaults');
+    try {
+      results.junkFlood = await runJunkFlood(server, settings);
+    } finally {
+      await server.stop();
+    }
+    const j = results.junkFlood;
+    say(`  ${Math.round(j.result.rps)} req/s, statuses ${JSON.stringify(j.result.statuses)}; RSS idle ${j.idleMb.toFixed(1)} MB, peak ${j.peakMb.toFixed(1)} MB, ${j.settledMb.toFixed(1)} MB after; log ${(j.logBytes / 1e6).toFixed(1)} MB: ${j.met ? 'met' : 'NOT met'}${j.invalid ? ` (${j.invalid})` : ''}`);
+  }
 
   if (wanted('materialize')) {
     say(`materialization: writing ${settings.events.toLocaleString('en')} events over ${settings.days} days`);
@@ -182,13 +198,20 @@ async function main(): Promise<void> {
     say(`  took ${Math.round(results.scale.seconds)} s`);
   }
 
+  if (wanted('search')) {
+    const sizes = settings.quick ? [10, 1_000] : [10, 1_000, 5_000];
+    say(`search: builds with ${sizes.map((n) => n.toLocaleString('en')).join(', ')} generated articles, index size and bytes per query`);
+    results.search = await runSearch({ repo, workDir, sizes, say });
+    say(`  took ${Math.round(results.search.seconds)} s`);
+  }
+
   results.finished = new Date();
   results.loadAfter = loadavg();
   results.commitAfter = commitOf(repo);
   if (official) writeFileSync(lastResults, JSON.stringify(results));
   writeResults(results, official ? join(repo, 'bench', 'RESULTS.md') : join(workDir, 'RESULTS.md'));
   // Keep the profiles RESULTS.md points to; drop the bulky rest.
-  for (const big of ['site.db', 'site.db-wal', 'site.db-shm', 'dist', 'site-copy', 'astro-cache', 'server-main.log', 'server-nocache.log', 'server-limited.log']) {
+  for (const big of ['site.db', 'site.db-wal', 'site.db-shm', 'dist', 'site-copy', 'search-copy', 'astro-cache', 'server-main.log', 'server-nocache.log', 'server-limited.log', 'server-defaults.log']) {
     rmSync(join(workDir, big), { recursive: true, force: true });
   }
 }

@@ -4,7 +4,9 @@ import { BUILD_TARGET_SECONDS } from '../scenarios/astro-build.ts';
 import { CHAT_TARGET, type ChatOutcome } from '../scenarios/chat.ts';
 import { describeTarget, type HttpOutcome } from '../scenarios/http.ts';
 import { REMATERIALIZE_TARGET_MS, type DayOutcome, type MaterializeOutcome } from '../scenarios/materialize.ts';
+import { searchSection, type SearchOutcome } from '../scenarios/search.ts';
 import { floodMet, scaleVerdicts, SCALE_TARGET, type FloodOutcome, type ScaleOutcome } from '../scenarios/scale.ts';
+import { JUNK_FLOOD_TARGET, type JunkFloodOutcome } from '../scenarios/junk-flood.ts';
 import type { LoadResult } from './load.ts';
 import type { Settings } from './settings.ts';
 import type { Machine } from './system.ts';
@@ -27,6 +29,9 @@ export interface Results {
   day?: DayOutcome;
   build?: BuildOutcome;
   scale?: ScaleOutcome;
+  /** Long and missing paths from one client at the default limits (scenarios/junk-flood.ts). */
+  junkFlood?: JunkFloodOutcome;
+  search?: SearchOutcome;
   /** Markdown sections, one per target not met. */
   profiles: string[];
 }
@@ -99,6 +104,15 @@ function otherTable(r: Results): string[] {
     const peak = Math.max(...r.rss.map((x) => x.mb));
     const detail = r.rss.map((x) => `${x.name} ${ms(x.mb)} MB`).join(', ');
     rows.push(`| server peak RSS (VmHWM) under the scenarios above | ${ms(peak)} MB (${detail}) | - | - | <= ${RSS_TARGET_MB} MB | ${verdict(peak <= RSS_TARGET_MB)} |`);
+  }
+  if (r.junkFlood) {
+    const j = r.junkFlood;
+    const statuses = Object.entries(j.result.statuses).map(([status, n]) => `${n.toLocaleString('en')} x ${status}`).join(', ');
+    rows.push(
+      `| flood of 8,000-character missing paths (\`/_astro/\`, pages, backslash spellings) from one client, ${r.settings.connections} connections, ${r.settings.scale.floodSeconds} s, default limits | ` +
+        `RSS idle ${ms(j.idleMb)} MB, peak ${ms(j.peakMb)} MB, ${ms(j.settledMb)} MB ${r.settings.scale.settleSeconds} s after; ${int(j.result.rps)} req/s (${statuses}); ${ms(j.logBytes / 1e6)} MB of log | - | - | ` +
+        `peak <= ${JUNK_FLOOD_TARGET.peakRssMb} MB, within ${JUNK_FLOOD_TARGET.settledAboveIdleMb} MB of idle after, 429s | ${verdict(j.met)}${j.invalid ? ` (invalid: ${j.invalid})` : ''} |`,
+    );
   }
   if (r.materialize) {
     const m = r.materialize;
@@ -225,6 +239,7 @@ export function renderResults(r: Results, notes?: string): string {
     ...peerTable(r.http),
     ...otherTable(r),
     ...(r.scale ? scaleSection(r.scale) : []),
+    ...(r.search ? searchSection(r.search) : []),
     '## Method',
     '',
     '- The server under test runs `node src/app/main.ts` with NODE_ENV=production, LOG_LEVEL=info (logging is part of what is measured, to a file), ' +

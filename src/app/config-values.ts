@@ -167,3 +167,9 @@ export const llmBaseUrl = httpUrlWithoutCredentials(
     ctx.addIssue({ code: 'custom', message: 'must be https unless the host is loopback (localhost, 127.0.0.0/8, ::1): LLM_API_KEY would travel in clear' });
   }
 });
+
+/** A TCP port an outbound request may use besides 80 and 443 (OUTBOUND_ALLOW_PORTS). */
+export function parsePort(text: string): number | { problem: string } {
+  const port = /^\d{1,5}$/.test(text) ? Number(text) : Number.NaN;
+  return port >= 1 && port <= 65535 ? port : { problem: `"${text}" is not a port number (1-65535)` };
+}

@@ -15,8 +15,14 @@
  * carrier-grade NAT (100.64.0.0/10, RFC 6598), unique-local (fc00::/7, RFC 4193), multicast,
  * unspecified (0.0.0.0 and ::, which Linux connects to the local host), broadcast, the
  * documentation and other reserved blocks (RFC 6890), and IPv6 forms that embed an IPv4
- * address (IPv4-mapped addresses are judged as the IPv4 address; 6to4, Teredo and NAT64 are
- * refused). A DNS answer with one refused address among public ones is refused whole.
+ * address (IPv4-mapped addresses are judged as the IPv4 address; 6to4, Teredo, NAT64 and the
+ * deprecated IPv4-compatible `::/96`, RFC 4291 section 2.5.5.1, are refused: `::7f00:1` reaches
+ * 127.0.0.1 through some stacks). A DNS answer with one refused address among public ones is
+ * refused whole.
+ *
+ * Ports: 80 and 443 only, on every hop (a redirect to `:6379` or `:11211` talks to a local
+ * service's protocol even on a public address), plus the ports the operator allows
+ * (OUTBOUND_ALLOW_PORTS, for a webhook receiver or an LLM provider on another port).
  *
  * An operator who points a destination at a local address on purpose opts in per destination
  * (CONTACT_WEBHOOK_ALLOW_PRIVATE, LLM_ALLOW_PRIVATE; a loopback LLM_BASE_URL counts as such);
@@ -46,9 +52,27 @@ const RANGE_WORDS: Record<string, string> = {
 export function refusedRange(address: string): string | undefined {
   const bare = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
   if (!ipaddr.isValid(bare)) return 'not an IP address';
+  // The URL parser's spelling of an IPv6 literal (`::8.8.8.8` -> `::808:808`): ipaddr.js reads
+  // a dotted tail as IPv4-mapped, the socket layer as the address it spells.
+  const canonical = bare.includes(':') ? (URL.parse(`http://[${bare}]/`)?.hostname.slice(1, -1) ?? bare) : bare;
+  if (isIpv4Compatible(ipaddr.parse(canonical))) return 'deprecated IPv4-compatible';
   const range = ipaddr.process(bare).range();
   return range === 'unicast' ? undefined : (RANGE_WORDS[range] ?? `special-purpose (${range})`);
 }
+
+/**
+ * `::/96` but `::` and `::1`: IPv4-compatible addresses, deprecated by RFC 4291 section 2.5.5.1.
+ * ipaddr.js calls `::7f00:1` unicast (and reads `::8.8.8.8` as 8.8.8.8); some stacks reach the
+ * embedded IPv4 address through them, so none is dialled.
+ */
+function isIpv4Compatible(address: ipaddr.IPv4 | ipaddr.IPv6): boolean {
+  if (address.kind() !== 'ipv6') return false;
+  const { parts } = address as ipaddr.IPv6;
+  return parts.slice(0, 6).every((part) => part === 0) && !(parts[6] === 0 && (parts[7] === 0 || parts[7] === 1));
+}
+
+/** The ports every guarded request may use (RFC 9110 section 4.2: http and https). */
+export const DEFAULT_PORTS: readonly number[] = [80, 443];
 
 /** True for localhost, 127.0.0.0/8 and ::1 (IPv4-mapped spellings included). */
 export function isLoopbackHost(hostname: string): boolean {
@@ -65,8 +89,8 @@ export class OutboundRefusedError extends Error {
   readonly host: string;
   readonly address: string;
   readonly range: string;
-  constructor(host: string, address: string, range: string) {
-    super(host === address ? `${address} is a ${range} address, not a public one` : `${host} resolves to ${address}, a ${range} address, not a public one`);
+  constructor(host: string, address: string, range: string, message?: string) {
+    super(message ?? (host === address ? `${address} is a ${range} address, not a public one` : `${host} resolves to ${address}, a ${range} address, not a public one`));
     this.host = host;
     this.address = address;
     this.range = range;
@@ -86,6 +110,19 @@ export interface GuardOptions {
   lookup?: LookupFunction;
   /** Why an address is refused, undefined to allow it (default `refusedRange`); tests only. */
   refusal?: (address: string) => string | undefined;
+  /** Ports allowed besides 80 and 443 (OUTBOUND_ALLOW_PORTS). */
+  allowPorts?: readonly number[] | undefined;
+}
+
+/** The refusal of a connection to a port the guard does not allow. */
+function portRefusal(host: string, port: number): OutboundRefusedError {
+  return new OutboundRefusedError(host, host, `port ${port}`, `${host}:${port}: port ${port} is not 80 or 443, nor one OUTBOUND_ALLOW_PORTS allows`);
+}
+
+/** The port a connection goes to: the URL's, or its scheme's default (undici passes '' for it). */
+function portOf(port: string | number | undefined | null, protocol: string): number {
+  const number = Number(port);
+  return Number.isInteger(number) && number > 0 ? number : protocol === 'https:' ? 443 : 80;
 }
 
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
@@ -139,17 +176,26 @@ let undici: Promise<typeof import('undici')> | undefined;
  */
 export function createGuardedFetch(options: GuardOptions = {}): typeof fetch {
   const refusal = options.refusal ?? refusedRange;
+  const ports = new Set([...DEFAULT_PORTS, ...(options.allowPorts ?? [])]);
   let ready: Promise<{ fetch: (typeof import('undici'))['fetch']; dispatcher: import('undici').Agent }> | undefined;
   const prepare = async () => {
     const { Agent, buildConnector, fetch } = await (undici ??= import('undici'));
-    const connect = buildConnector({ lookup: guardedLookup(options.lookup ?? (dnsLookup as LookupFunction), refusal) });
+    const lookup = options.lookup ?? (dnsLookup as LookupFunction);
+    const connect = buildConnector({ lookup: guardedLookup(lookup, refusal) });
     const dispatcher = new Agent({
       connect: (opts, callback) => {
         // An IP literal is never looked up (net.connect skips it): judge it here.
         const host = opts.hostname.replace(/^\[|\]$/g, '');
         const range = isIP(host) ? refusal(host) : undefined;
         if (range !== undefined) return callback(new OutboundRefusedError(host, host, range), null);
-        return connect(opts, callback);
+        const port = portOf(opts.port, opts.protocol);
+        if (ports.has(port)) return connect(opts, callback);
+        // Never dialled. An address refusal, when there is one, is the better reason to report.
+        refusalOf(host, { lookup, refusal }).then(
+          (addressRefusal) => callback(addressRefusal ?? portRefusal(host, port), null),
+          () => callback(portRefusal(host, port), null),
+        );
+        return undefined;
       },
     });
     return { fetch, dispatcher };
@@ -161,9 +207,13 @@ export function createGuardedFetch(options: GuardOptions = {}): typeof fetch {
   }) as unknown as typeof fetch;
 }
 
-let publicOnly: typeof fetch | undefined;
+/** The shared guarded fetches of the process (real DNS), by allowed extra ports, created on first use. */
+const publicOnly = new Map<string, typeof fetch>();
 
-/** The shared guarded fetch of the process (real DNS), created on first use. */
-export function publicFetch(): typeof fetch {
-  return (publicOnly ??= createGuardedFetch());
+/** The guarded fetch of the process that may also use `allowPorts` (OUTBOUND_ALLOW_PORTS). */
+export function publicFetch(allowPorts: readonly number[] = []): typeof fetch {
+  const key = [...allowPorts].sort((a, b) => a - b).join(',');
+  let guarded = publicOnly.get(key);
+  if (guarded === undefined) publicOnly.set(key, (guarded = createGuardedFetch({ allowPorts })));
+  return guarded;
 }

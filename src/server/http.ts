@@ -13,8 +13,8 @@ import { HttpError, toHttpError } from '../lib/http-error.ts';
 import { answerProbe, requestIdOf } from '../lib/probes.ts';
 import { ClientAbortedError, readBody } from './body.ts';
 import { createNodeServer } from './http-server.ts';
-import { BadTarget, parseRequestTarget, type RequestTarget } from './request-target.ts';
-import { createRequestLog } from './log.ts';
+import { readTarget, type RequestTarget } from './request-target.ts';
+import { createRequestLog, statusSent } from './log.ts';
 import { cacheKeyOf, routeOf, type EndpointDeps, type Route } from './routes.ts';
 import type { EdgeDeps } from './edge-deps.ts';
 import { readStrictQuery } from './strict-query.ts';
@@ -70,6 +70,8 @@ interface Exchange {
   method: string;
   url: RequestTarget;
   route: Route;
+  /** The 400 of a target that is no valid path, sent once its rate limit is charged. */
+  refused: HttpError | undefined;
   requestId: string;
   head: Head;
   /** performance.now() at arrival. */
@@ -116,7 +118,7 @@ async function probe(deps: EdgeDeps, { res, route, head }: Exchange): Promise<vo
  * request costs no body, database or assistant), hidden paths, the strict query. Returns the
  * refusal to send, the strict query's cache key, or nothing.
  */
-async function admit({ deps }: EdgeParts, x: Exchange, clientKey: string): Promise<HttpError | { cacheKey: string | undefined } | undefined> {
+async function admit({ deps }: EdgeParts, x: Exchange, clientKey: string, prebuilt: boolean): Promise<HttpError | { cacheKey: string | undefined } | undefined> {
   const { req, method, route, head } = x;
   const { limiter } = deps;
   if (!KNOWN_METHODS.has(method)) {
@@ -125,14 +127,15 @@ async function admit({ deps }: EdgeParts, x: Exchange, clientKey: string): Promi
     return new HttpError(405, 'method_not_allowed', { detail: `${method} is not supported.`, headers: { allow: 'GET, HEAD, POST, OPTIONS' } });
   }
   addCors(deps, req, head, route);
-  const rateClass = limiter ? route.rate(method) : null;
+  const rateClass = limiter ? route.rate(method, prebuilt) : null;
   if (limiter && rateClass) {
     const outcome = await limiter.check(rateClass, clientKey, req.headers);
     for (const name in outcome.headers) head.push(name, outcome.headers[name]!);
     if (outcome.refused) return outcome.refused;
     if (outcome.onStatus) head.onStatus = outcome.onStatus;
   }
-  if (route.kind === 'hidden') return new HttpError(404, 'not_found', { detail: `Nothing is served at ${x.url.pathname}.` });
+  if (x.refused) return x.refused;
+  if (route.kind === 'hidden' || (route.prebuiltOnly && !prebuilt)) return new HttpError(404, 'not_found', { detail: `Nothing is served at ${x.url.pathname}.` });
   if (!route.strictQuery) return undefined;
   // Refused here, before any handler: the route table declares what the endpoint accepts, and
   // a flood of junk parameters then costs nothing more (each one copied a 12 KB URL many times).
@@ -189,30 +192,19 @@ async function callAstro({ deps, out, notFoundEntry }: EdgeParts, x: Exchange, c
   );
 }
 
-/** The route and pending head of a request, or the 400 for a target that is no valid path. */
-function exchangeOf({ deps, out }: EdgeParts, req: IncomingMessage, res: ServerResponse, requestId: string): Exchange | undefined {
+/** The route and pending head of a request; a target that is no valid path gets the site API's route and its 400 (admit). */
+function exchangeOf({ deps, out }: EdgeParts, req: IncomingMessage, res: ServerResponse, requestId: string): Exchange {
   const started = performance.now();
-  let url: RequestTarget | undefined;
-  let refusal = 'The request target is not a valid path.';
-  try {
-    url = parseRequestTarget(req.url ?? '');
-  } catch (error) {
-    if (!(error instanceof BadTarget)) throw error;
-    refusal = error.message;
-  }
-  if (!url) {
-    const route = routeOf('/api');
-    out.sendError(res, route, out.startHead(route, requestId), new HttpError(400, 'validation_failed', { detail: refusal }));
-    return undefined;
-  }
-  const route = routeOf(url.pathname);
+  const { url, refusal } = readTarget(req.url ?? '');
+  const route = routeOf(refusal === undefined ? url.pathname : '/api');
+  const refused = refusal === undefined ? undefined : new HttpError(400, 'validation_failed', { detail: refusal });
   // Astro routes on req.url and builds its Request URL from Host: give it the path the edge
   // decided on (so limits, cache keys and routing agree) and our own host, never the client's
   // (a Host such as `x/api/chat?` or `a@b` would otherwise steer routing or break the URL).
   req.url = `${url.pathname}${url.search}`;
   req.headers.host = deps.siteHost();
   if (req.headers['x-forwarded-host'] !== undefined) delete req.headers['x-forwarded-host'];
-  return { req, res, method: req.method ?? 'GET', url, route, requestId, head: out.startHead(route, requestId), started, arrived: Date.now() };
+  return { req, res, method: req.method ?? 'GET', url, route, refused, requestId, head: out.startHead(route, requestId), started, arrived: Date.now() };
 }
 
 export function createEdge(deps: EdgeDeps): Edge {
@@ -228,13 +220,13 @@ export function createEdge(deps: EdgeDeps): Edge {
     const { pathname } = x.url;
     if (route.kind === 'probe') return probe(deps, x);
     const clientKey = clientKeyOf(req);
-    const admitted = await admit(parts, x, clientKey);
-    if (admitted instanceof HttpError) return out.sendError(res, route, head, admitted);
-
-    const isRead = method === 'GET' || method === 'HEAD';
     // Prebuilt files answer whatever the query string (?utm_source=… on a page, a cache-buster on
     // /api/news), like any static server; methods other than GET and HEAD get 405.
     const file = statics.get(pathname) ?? (pathname.length > 1 && pathname.endsWith('/') ? statics.get(pathname.slice(0, -1)) : undefined);
+    const admitted = await admit(parts, x, clientKey, file !== undefined);
+    if (admitted instanceof HttpError) return out.sendError(res, route, head, admitted);
+
+    const isRead = method === 'GET' || method === 'HEAD';
     // Pages, prebuilt or rendered per request, are documents: GET and HEAD only (RFC 9110
     // section 15.5.6), refused here before Astro renders the whole page for a POST or OPTIONS.
     if ((file || route.kind === 'page') && !isRead) {
@@ -256,13 +248,12 @@ export function createEdge(deps: EdgeDeps): Edge {
     // only from a proxy TRUST_PROXY names (nginx sets its $request_id), otherwise ours.
     const requestId = requestIdOf(deps.trustedProxy?.(req) === true ? req.headers['x-request-id'] : undefined);
     const x = exchangeOf(parts, req, res, requestId);
-    if (!x) return;
     res.once('close', () => {
       // While draining, a connection whose last response just ended is idle: let it go now
       // rather than after the keep-alive timeout.
       if (out.draining) setImmediate(() => server.closeIdleConnections());
       const ms = performance.now() - x.started;
-      logRequest({ reqId: requestId, method: req.method, path: x.url.pathname, status: res.statusCode, ms: Math.round(ms * 100) / 100, aborted: !res.writableFinished });
+      logRequest({ reqId: requestId, method: req.method, path: x.url.pathname, status: statusSent(res), ms: Math.round(ms * 100) / 100, aborted: !res.writableFinished });
     });
     serve(x).catch((error: unknown) => {
       if (error instanceof ClientAbortedError || req.destroyed) {

@@ -100,12 +100,34 @@ function scrub(value: unknown, depth: number): unknown {
 export interface RequestRecord {
   reqId: string;
   method: string | undefined;
+  /** The normalised path, whole: the line carries its first LOGGED_PATH_CHARS characters. */
   path: string;
   status: number;
   /** Wall time from the request's arrival to its response's close, ms (two decimals). */
   ms: number;
   /** True when the response did not finish (the client went away, or we destroyed it). */
   aborted: boolean;
+}
+
+/**
+ * How much of a path a request line carries; a longer one is cut there and its length given
+ * (`pathLength`). A request line may be 16 KiB: logged whole, a flood of long missing paths made
+ * 70 MB of log in 15 s and held most of it in memory while stdout drained (issue 31).
+ */
+export const LOGGED_PATH_CHARS = 256;
+
+/** The path fields of a request line: the path, or its prefix and its length. */
+function pathFields(path: string): { path: string; pathLength?: number } {
+  return path.length <= LOGGED_PATH_CHARS ? { path } : { path: path.slice(0, LOGGED_PATH_CHARS), pathLength: path.length };
+}
+
+/**
+ * The status a client really got, for the log: the response's own once its head went out (or it
+ * finished); 499 (nginx's "client closed request") when the connection ended before any head, as
+ * when a client drops mid-body, whatever `statusCode` still says (200, its initial value).
+ */
+export function statusSent(res: { headersSent: boolean; writableFinished: boolean; statusCode: number }): number {
+  return res.headersSent || res.writableFinished ? res.statusCode : 499;
 }
 
 /** Access-log lines handed to the destination in one write once this many characters wait. */
@@ -128,7 +150,7 @@ export function createRequestLog(log: Logger): (record: RequestRecord) => void {
   const stream = internals[pino.symbols.streamSym] as { write(line: string): unknown } | undefined;
   // A client can put anything in a path; a configured secret still never reaches the log.
   const redact = redactors.get(log) ?? ((text: string) => text);
-  const viaPino = (r: RequestRecord) => log.info({ reqId: r.reqId, method: r.method, path: r.path, status: r.status, ms: r.ms, aborted: r.aborted || undefined }, 'request');
+  const viaPino = (r: RequestRecord) => log.info({ reqId: r.reqId, method: r.method, ...pathFields(r.path), status: r.status, ms: r.ms, aborted: r.aborted || undefined }, 'request');
   if (typeof prefix !== 'string' || typeof chindings !== 'string' || typeof stream?.write !== 'function' || log.levels.values['info'] !== 30) return viaPino;
   let lastMs = 0;
   let lastTime = '';
@@ -149,7 +171,8 @@ export function createRequestLog(log: Logger): (record: RequestRecord) => void {
     }
     const method = r.method === undefined ? '' : `,"method":${JSON.stringify(r.method)}`;
     if (batch === '') setImmediate(flush);
-    batch += `${prefix}${lastTime}${chindings},"reqId":${JSON.stringify(r.reqId)}${method},"path":${JSON.stringify(r.path)},"status":${r.status},"ms":${r.ms}${r.aborted ? ',"aborted":true' : ''},"msg":"request"}\n`;
+    const path = r.path.length <= LOGGED_PATH_CHARS ? `"path":${JSON.stringify(r.path)}` : `"path":${JSON.stringify(r.path.slice(0, LOGGED_PATH_CHARS))},"pathLength":${r.path.length}`;
+    batch += `${prefix}${lastTime}${chindings},"reqId":${JSON.stringify(r.reqId)}${method},${path},"status":${r.status},"ms":${r.ms}${r.aborted ? ',"aborted":true' : ''},"msg":"request"}\n`;
     if (batch.length >= BATCH_CHARS) flush();
   };
 }

@@ -18,15 +18,20 @@ const HEX = /^[0-9A-Fa-f]{2}$/;
 /**
  * Normalise a path (RFC 3986 section 6.2.2): decode percent-encoded unreserved characters, upper-case
  * the hex digits of every other escape, and collapse repeated slashes. Refused (BadTarget): a
- * malformed escape (`%zz`, a lone `%`), an encoded `/` or `\` (a second meaning for a segment
- * boundary that routers disagree on), and dot segments (`.`, `..`, encoded or not), which no URL of
- * ours contains and which would otherwise be resolved differently by each layer.
+ * malformed escape (`%zz`, a lone `%`), a `\` raw or encoded and an encoded `/` (a second meaning
+ * for a segment boundary: the WHATWG URL parser, and so Astro, reads a raw `\` as `/`, so
+ * `/\api/...` was limited and cached as a page and routed by Astro as the data API), a control
+ * character or space (the URL parser drops tabs and newlines, another second spelling), and dot
+ * segments (`.`, `..`, encoded or not), which no URL of ours contains and which would otherwise be
+ * resolved differently by each layer.
  */
 export function normalisePath(raw: string): string {
   let path = '';
   for (let i = 0; i < raw.length; i++) {
     const char = raw[i]!;
     if (char !== '%') {
+      if (char === '\\') throw new BadTarget('The path contains a "\\".');
+      if (char <= ' ' || char === '\x7f') throw new BadTarget('The path contains a control character or a space.');
       path += char;
       continue;
     }
@@ -64,10 +69,24 @@ export function parseTarget(target: string): URL | undefined {
   } else return undefined;
   const query = path.indexOf('?');
   const pathname = normalisePath(query === -1 ? path : path.slice(0, query));
+  let url: URL;
   try {
-    return new URL(`http://edge.invalid${pathname}${query === -1 ? '' : path.slice(query)}`);
+    url = new URL(`http://edge.invalid${pathname}${query === -1 ? '' : path.slice(query)}`);
   } catch {
     return undefined;
+  }
+  // The parser only percent-encodes what it must (space, quotes, non-ASCII...). Should it ever do
+  // more (turn a character into a separator, drop one), the route would be decided on one path and
+  // the request served on another: refuse rather than judge a path nobody checked.
+  if (!keepsItsMeaning(url.pathname)) throw new BadTarget('The path does not keep one meaning once parsed.');
+  return url;
+}
+
+function keepsItsMeaning(pathname: string): boolean {
+  try {
+    return normalisePath(pathname) === pathname;
+  } catch {
+    return false;
   }
 }
 
@@ -152,4 +171,31 @@ export function parseRequestTarget(target: string): RequestTarget | undefined {
   if (query === -1) return parseTarget(target);
   // `?` alone is an empty query, as the URL parser reads it.
   return new PlainTarget(target.slice(0, query), query >= target.length - 1 ? '' : target.slice(query));
+}
+
+/** A target as the edge reads it: its one path and query, or why it was refused (with the path as sent, for the log). */
+export interface ReadTarget {
+  url: RequestTarget;
+  /** Set when the target is no valid path: the edge answers 400 with it, after charging a rate limit. */
+  refusal?: string;
+}
+
+const NO_PARAMS = new URLSearchParams();
+
+/**
+ * `parseRequestTarget`, never throwing: a refused target keeps its path as sent (the access log
+ * shows it, cut to its bound) and says why, so it passes the same rate limit as any other request
+ * before its 400 (a flood of refused targets is charged like any other).
+ */
+export function readTarget(target: string): ReadTarget {
+  let refusal = 'The request target is not a valid path.';
+  try {
+    const url = parseRequestTarget(target);
+    if (url) return { url };
+  } catch (error) {
+    if (!(error instanceof BadTarget)) throw error;
+    refusal = error.message;
+  }
+  const query = target.indexOf('?');
+  return { url: { pathname: query === -1 ? target : target.slice(0, query), search: '', searchParams: NO_PARAMS }, refusal };
 }

@@ -51,8 +51,16 @@ export interface Route {
   deadlineMs: number;
   /** The feature endpoint that answers this path, every method; none: a page or a file. */
   endpoint?: Endpoint<EndpointDeps> | undefined;
-  /** The rate class a request spends, by method; null: not limited. */
-  rate: (method: string) => RateClass | null;
+  /**
+   * The rate class a request spends, by method and by whether a prebuilt file answers it
+   * (`prebuilt`, false when unknown); null: not limited.
+   */
+  rate: (method: string, prebuilt?: boolean) => RateClass | null;
+  /**
+   * Only prebuilt files are served here: a path the static manifest does not list is answered
+   * 404 by the edge and never reaches Astro.
+   */
+  prebuiltOnly: boolean;
   /**
    * The query parameters that select the response, in key order. The cache key holds only these,
    * so junk parameters cannot mint new entries.
@@ -90,6 +98,7 @@ function route(path: string, init: Partial<Omit<Route, 'path' | 'interface'>> & 
     rate: always(init.kind === 'page' ? 'page' : 'site'),
     query: [],
     strictQuery: false,
+    prebuiltOnly: false,
     ...init,
   };
 }
@@ -120,8 +129,13 @@ const DATA_OTHER = route(PATHS.dataPrefix, { kind: 'api', cors: 'public', rate: 
 /** Any other `/api/...`: site-interface 404s. */
 const API_OTHER = route('/api', { kind: 'api', cors: 'origins' });
 const HIDDEN = route('/_image', { kind: 'hidden', rate: always('page') });
-/** Hashed build assets: immutable, fetched once per visitor; limiting them would only slow pages. */
-const ASSET = route('/_astro', { kind: 'page', rate: always(null) });
+/**
+ * Hashed build assets: immutable, fetched once per visitor, a fixed set served from the manifest.
+ * A hit is not limited (that would only slow pages); a miss spends the page class and is answered
+ * 404 by the edge: unlimited misses went to Astro, and a flood of long ones grew the process by
+ * 200 MB (issue 31).
+ */
+const ASSET = route('/_astro', { kind: 'page', prebuiltOnly: true, rate: (_method, prebuilt) => (prebuilt === true ? null : 'page') });
 const PAGE = route('/', { kind: 'page' });
 
 function under(path: string, prefix: string): boolean {

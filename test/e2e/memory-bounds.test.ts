@@ -7,6 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rawRequest } from '../helpers/raw-http.ts';
 import { startServer, type RunningServer } from '../helpers/server.ts';
 
 let server: RunningServer;
@@ -89,5 +90,59 @@ describe('memory under a flood of distinct URLs', () => {
     expect(growth).toBeLessThan(48);
     const health = await fetch(`${server.url}/healthz`);
     expect(health.status).toBe(200);
+  });
+});
+
+describe('memory under a flood of long missing paths from one client, at the default limits (issue 31)', () => {
+  let limited: RunningServer;
+  beforeAll(async () => {
+    limited = await startServer({});
+  });
+  afterAll(async () => {
+    await limited?.stop();
+  });
+
+  /** Each family of long missing path, and the statuses it got. */
+  const FAMILIES = {
+    asset: (i: number) => `/_astro/${i}-${'a'.repeat(8_000)}.js`,
+    page: (i: number) => `/missing-${i}-${'m'.repeat(8_000)}`,
+    backslash: (i: number) => `/\\_image?href=/favicon.svg&n=${i}-${'b'.repeat(8_000)}`,
+  } as const;
+
+  async function flood(n: number, concurrency = 16): Promise<Record<keyof typeof FAMILIES, Map<number, number>>> {
+    const names = Object.keys(FAMILIES) as (keyof typeof FAMILIES)[];
+    const statuses = Object.fromEntries(names.map((name) => [name, new Map<number, number>()])) as Record<keyof typeof FAMILIES, Map<number, number>>;
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next < n) {
+          const i = next++;
+          const family = names[i % names.length]!;
+          const { status } = await rawRequest(limited.url, FAMILIES[family](i));
+          statuses[family].set(status, (statuses[family].get(status) ?? 0) + 1);
+        }
+      }),
+    );
+    return statuses;
+  }
+
+  it('charges every family to a limit (429s appear), answers none with a 5xx, and stays within a stated bound of resident memory', { timeout: 180_000 }, async () => {
+    const pid = limited.child.pid!;
+    await flood(600);
+    const before = rssMiB(pid);
+    const statuses = await flood(6_000);
+    const after = rssMiB(pid);
+    const growth = after - before;
+    console.log(`RSS ${before.toFixed(1)} MiB -> ${after.toFixed(1)} MiB (+${growth.toFixed(1)} MiB) over 6,000 long missing paths; statuses ${JSON.stringify(Object.fromEntries(Object.entries(statuses).map(([f, m]) => [f, [...m]])))}`);
+    for (const [family, counts] of Object.entries(statuses)) {
+      expect([...counts.keys()].every((status) => status < 500), family).toBe(true);
+      // One client, far past the page and site minutes: most answers are refusals.
+      expect(counts.get(429) ?? 0, family).toBeGreaterThan(1_000);
+    }
+    // Before: /_astro/ misses went unlimited to Astro and every line logged the whole path
+    // (RSS 117 -> 317 MB over 8,715 such requests). The bound leaves V8's heap room to breathe.
+    expect(growth).toBeLessThan(48);
+    // Every line of the log is bounded: no line carries a whole 8,000-character path.
+    expect(limited.output.filter((line) => line.length > 2_000)).toEqual([]);
   });
 });

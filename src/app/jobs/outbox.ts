@@ -35,7 +35,7 @@ export function startOutbox(options: StartOutboxOptions): OutboxHandle {
     webhookUrl,
     signingSecret: services.config.CONTACT_WEBHOOK_SECRET,
     // Made once: the guarded fetch keeps its connections for the next runs.
-    fetch: options.fetch ?? webhookFetch({ allowPrivate: services.config.CONTACT_WEBHOOK_ALLOW_PRIVATE }),
+    fetch: options.fetch ?? webhookFetch({ allowPrivate: services.config.CONTACT_WEBHOOK_ALLOW_PRIVATE, allowPorts: services.config.OUTBOUND_ALLOW_PORTS }),
   };
   let running: Promise<void> | undefined;
   let stopped = false;

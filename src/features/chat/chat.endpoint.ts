@@ -30,6 +30,8 @@ export interface ChatSettings extends HelpFactsConfig {
   LLM_API_KEY?: string | undefined;
   LLM_TIMEOUT_MS: number;
   LLM_ALLOW_PRIVATE: boolean;
+  /** Ports the LLM client may use besides 80 and 443 (src/lib/outbound-guard.ts). */
+  OUTBOUND_ALLOW_PORTS: readonly number[];
 }
 
 export interface ChatDeps {
@@ -277,7 +279,7 @@ function llmSettings(deps: ChatDeps): LlmSettings | undefined {
  * (LLM_ALLOW_PRIVATE): a provider's redirect, or a DNS answer for its name, must not lead the
  * request (and its key) into the operator's network. Undefined: the SDK's default fetch.
  */
-export function llmFetch(config: Pick<ChatSettings, 'LLM_BASE_URL' | 'LLM_ALLOW_PRIVATE'>): typeof fetch | undefined {
+export function llmFetch(config: Pick<ChatSettings, 'LLM_BASE_URL' | 'LLM_ALLOW_PRIVATE'> & Partial<Pick<ChatSettings, 'OUTBOUND_ALLOW_PORTS'>>): typeof fetch | undefined {
   if (config.LLM_ALLOW_PRIVATE || (config.LLM_BASE_URL !== undefined && isLoopbackHost(new URL(config.LLM_BASE_URL).hostname))) return undefined;
-  return publicFetch();
+  return publicFetch(config.OUTBOUND_ALLOW_PORTS);
 }

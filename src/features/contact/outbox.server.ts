@@ -44,6 +44,8 @@ export interface OutboxDeps {
   signingSecret?: string | undefined;
   /** CONTACT_WEBHOOK_ALLOW_PRIVATE: the receiver may be on a loopback or private address. */
   allowPrivate?: boolean | undefined;
+  /** Ports the guarded delivery may use besides 80 and 443 (OUTBOUND_ALLOW_PORTS). */
+  allowPorts?: readonly number[] | undefined;
   /** Tests: the resolver the outbound guard asks (dns.lookup by default). */
   lookup?: LookupFunction | undefined;
   /** Replaces the guarded fetch altogether (tests). */
@@ -144,9 +146,9 @@ export async function deliverPending(deps: OutboxDeps, options: DeliverOptions =
 }
 
 /** The fetch deliveries go through: guarded unless the operator allowed a private receiver. */
-export function webhookFetch(deps: Pick<OutboxDeps, 'allowPrivate' | 'lookup'>): typeof fetch {
+export function webhookFetch(deps: Pick<OutboxDeps, 'allowPrivate' | 'allowPorts' | 'lookup'>): typeof fetch {
   if (deps.allowPrivate === true) return fetch;
-  return deps.lookup ? createGuardedFetch({ lookup: deps.lookup }) : publicFetch();
+  return deps.lookup ? createGuardedFetch({ lookup: deps.lookup, allowPorts: deps.allowPorts }) : publicFetch(deps.allowPorts);
 }
 
 /** `status`: the webhook's HTTP status when it answered; absent when it did not (timeout, refused). */

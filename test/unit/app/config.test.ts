@@ -168,6 +168,14 @@ describe('loadConfig', () => {
     expect(message).not.toContain(short);
   });
 
+  it('reads OUTBOUND_ALLOW_PORTS as port numbers, none by default, and refuses anything else', () => {
+    expect(loadConfig({}).OUTBOUND_ALLOW_PORTS).toEqual([]);
+    expect(loadConfig({ OUTBOUND_ALLOW_PORTS: '8443, 9000' }).OUTBOUND_ALLOW_PORTS).toEqual([8443, 9000]);
+    expect(configProblems({ OUTBOUND_ALLOW_PORTS: '8443,0' })).toEqual(['OUTBOUND_ALLOW_PORTS: "0" is not a port number (1-65535) (got "8443,0")']);
+    expect(configProblems({ OUTBOUND_ALLOW_PORTS: '70000' })).toHaveLength(1);
+    expect(configProblems({ OUTBOUND_ALLOW_PORTS: 'http' })).toHaveLength(1);
+  });
+
   it('requires LLM_BASE_URL and LLM_MODEL together', () => {
     expect(configProblems({ LLM_BASE_URL: 'http://127.0.0.1:11434/v1' })[0]).toContain('set both');
     expect(loadConfig({ LLM_BASE_URL: 'http://127.0.0.1:11434/v1', LLM_MODEL: 'llama3' }).LLM_MODEL).toBe('llama3');

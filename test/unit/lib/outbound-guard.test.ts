@@ -45,13 +45,13 @@ describe('the outbound guard', () => {
     ['::', 'unspecified'],
     ['192.0.2.10', 'reserved'],
   ])('refuses a name that resolves to %s (%s)', async (address, range) => {
-    const guarded = createGuardedFetch({ lookup: tableLookup({ 'internal.test': address }) });
+    const guarded = createGuardedFetch({ lookup: tableLookup({ 'internal.test': address }), allowPorts: [inside.port] });
     expect(await attempt(guarded, `http://internal.test:${inside.port}/x`)).toBe(`internal.test resolves to ${address}, a ${range} address, not a public one`);
   });
 
   it('reaches the same server through the same name when the guard is not in the way', async () => {
     const before = inside.hits.length;
-    const unguarded = createGuardedFetch({ lookup: tableLookup({ 'internal.test': '127.0.0.1' }), refusal: () => undefined });
+    const unguarded = createGuardedFetch({ lookup: tableLookup({ 'internal.test': '127.0.0.1' }), refusal: () => undefined, allowPorts: [inside.port] });
     expect(await attempt(unguarded, `http://internal.test:${inside.port}/control`)).toBe('HTTP 200');
     expect(inside.hits.slice(before)).toEqual(['/control']);
   });
@@ -89,6 +89,7 @@ describe('the outbound guard', () => {
       const guarded = createGuardedFetch({
         lookup: tableLookup({ 'public.test': '127.0.0.2', 'internal.test': '127.0.0.1' }),
         refusal: (address) => (address === '127.0.0.2' ? undefined : refusedRange(address)),
+        allowPorts: [outside.port, inside.port],
       });
       expect(await attempt(guarded, `http://public.test:${outside.port}/named`)).toBe('internal.test resolves to 127.0.0.1, a loopback address, not a public one');
       expect(await attempt(guarded, `http://public.test:${outside.port}/literal`)).toBe('127.0.0.1 is a loopback address, not a public one');
@@ -96,6 +97,35 @@ describe('the outbound guard', () => {
       expect(inside.hits.slice(before)).toEqual([]);
     } finally {
       await outside.close();
+    }
+  });
+
+  it('refuses deprecated IPv4-compatible addresses (::/96), by name and as literals (issue 31)', async () => {
+    expect(['::7f00:1', '::a00:1', '::8.8.8.8', '::1', '::'].map(refusedRange)).toEqual(['deprecated IPv4-compatible', 'deprecated IPv4-compatible', 'deprecated IPv4-compatible', 'loopback', 'unspecified']);
+    const guarded = createGuardedFetch({ lookup: tableLookup({ 'compat.test': '::7f00:1' }), allowPorts: [inside.port] });
+    expect(await attempt(guarded, `http://compat.test:${inside.port}/`)).toBe('compat.test resolves to ::7f00:1, a deprecated IPv4-compatible address, not a public one');
+    expect(await attempt(guarded, `http://[::7f00:1]:${inside.port}/`)).toBe('::7f00:1 is a deprecated IPv4-compatible address, not a public one');
+  });
+
+  it('refuses ports other than 80 and 443 on every hop unless allowed, without connecting (issue 31)', async () => {
+    // 127.0.0.2 plays a public site on a port of its own; a second one listens on another port.
+    const other = await countingServer('127.0.0.2');
+    const outside = await countingServer('127.0.0.2', (_req, res) => res.writeHead(302, { location: `http://public.test:${other.port}/next` }).end());
+    try {
+      const options = { lookup: tableLookup({ 'public.test': '127.0.0.2' }), refusal: (address: string) => (address === '127.0.0.2' ? undefined : refusedRange(address)) };
+      const closed = createGuardedFetch(options);
+      expect(await attempt(closed, `http://public.test:${outside.port}/first`)).toBe(`public.test:${outside.port}: port ${outside.port} is not 80 or 443, nor one OUTBOUND_ALLOW_PORTS allows`);
+      expect(outside.hits).toEqual([]);
+      // The first hop's port allowed: the redirect to another port is refused on its own hop.
+      const onePort = createGuardedFetch({ ...options, allowPorts: [outside.port] });
+      expect(await attempt(onePort, `http://public.test:${outside.port}/first`)).toBe(`public.test:${other.port}: port ${other.port} is not 80 or 443, nor one OUTBOUND_ALLOW_PORTS allows`);
+      expect(outside.hits).toEqual(['/first']);
+      expect(other.hits).toEqual([]);
+      const both = createGuardedFetch({ ...options, allowPorts: [outside.port, other.port] });
+      expect(await attempt(both, `http://public.test:${outside.port}/again`)).toBe('HTTP 200');
+      expect(other.hits).toEqual(['/next']);
+    } finally {
+      await Promise.all([outside.close(), other.close()]);
     }
   });
 

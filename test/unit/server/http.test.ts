@@ -71,6 +71,18 @@ function edgeWith(env: Record<string, string> = {}): Edge {
 }
 
 const call = (edge: Edge, options: Parameters<typeof inject>[1]): Promise<Injected> => inject(edge.onRequest, options);
+/**
+ * A request whose target reaches the edge exactly as written, as node's HTTP parser hands it over
+ * (light-my-request resolves `\`, dot segments and `//` with the URL parser first).
+ */
+const callRaw = (edge: Edge, target: string, options: Exclude<Parameters<typeof inject>[1], string> = {}): Promise<Injected> =>
+  inject(
+    (req, res) => {
+      req.url = target;
+      edge.onRequest(req, res);
+    },
+    { url: '/', ...options },
+  );
 const problemOf = (response: Injected) => response.json() as { code: string; status?: number; title?: string; message?: string };
 
 beforeAll(async () => {
@@ -80,6 +92,8 @@ beforeAll(async () => {
   writeFileSync(join(client, 'index.html'), `<!doctype html><title>Home</title>${'<p>About sellers.json and ads.txt.</p>'.repeat(80)}`);
   writeFileSync(join(client, '404.html'), '<!doctype html><title>Not found</title>');
   writeFileSync(join(client, 'api', 'news'), JSON.stringify([{ id: 'first', title: 'First' }]));
+  mkdirSync(join(client, '_astro'));
+  writeFileSync(join(client, '_astro', 'app.abc123.js'), 'console.log("app");');
   mkdirSync(join(dir, 'server'));
   await precompress(client, join(dir, STATIC_MANIFEST_PATH));
   statics = await StaticFiles.load(dir, { maxBytes: 1 << 20, log: pino({ level: 'silent' }) });
@@ -215,5 +229,75 @@ describe('the edge in-process: policies from the route table', () => {
     expect(response.headers['content-length']).toBeUndefined();
     expect(response.body).toMatch(/sellers/i);
     expect(response.headers['ratelimit-policy']).toBeDefined();
+  });
+});
+
+describe('the edge in-process: one path for every stage (issue 31)', () => {
+  const range = `startDate=${DAY}&endDate=${DAY}`;
+  /** Raw and encoded backslashes on every class of route, the image endpoint and the asset prefix. */
+  const BACKSLASHED = [
+    `/\\api/v1/public/data?${range}`,
+    `/api\\v1/public/data?${range}`,
+    `/%5Capi/v1/public/data?${range}`,
+    `/%5capi/v1/public/data?${range}`,
+    '/\\api/news',
+    '/api/news\\',
+    '/\\sellers.json',
+    '/x\\..\\sellers.json',
+    '/\\stats/',
+    '/\\',
+    '/\\news/',
+    '/\\_image?href=/favicon.svg&f=webp&w=10',
+    '/%5C_image?href=/favicon.svg&f=webp&w=10',
+    '/_astro\\..\\_image?href=/favicon.svg',
+    '/\\_astro/app.abc123.js',
+    '/\\healthz',
+  ];
+
+  it('refuses a raw or encoded backslash on every route with 400, charged to the site limit, before Astro, the endpoints or the data quota', async () => {
+    const edge = edgeWith({ RATE_LIMIT_SITE_MINUTE: '1000', RATE_LIMIT_DATA_DAY: '5' });
+    for (const target of BACKSLASHED) {
+      const response = await callRaw(edge, target);
+      expect(response.statusCode, target).toBe(400);
+      expect(problemOf(response).code, target).toBe('validation_failed');
+      expect(response.headers['ratelimit-limit'], target).toBe('1000');
+    }
+    for (const target of ['/\\api/contact', '/%5Capi/chat']) {
+      const response = await callRaw(edge, target, { method: 'POST', headers: { 'content-type': 'application/json', origin: SITE }, payload: '{}' });
+      expect(response.statusCode, target).toBe(400);
+    }
+    expect(astroCalls).toEqual([]);
+    // The data API's day was never spent: its first real answer has 4 of 5 left.
+    const data = await call(edge, { url: `${PATHS.data}?${range}` });
+    expect(data.headers['x-daily-quota-remaining']).toBe('4');
+  });
+
+  it('refuses targets the URL parser would read as another path: control characters, dot segments and doubled slashes around the image endpoint', async () => {
+    const edge = edgeWith();
+    for (const target of ['/_im\tage', '/_im\nage', '/stats/\u007f', '/./_image', '/_astro/../_image', '/%2e%2E/_image']) {
+      expect((await callRaw(edge, target)).statusCode, JSON.stringify(target)).toBe(400);
+    }
+    for (const target of ['/_image', '//_image', '/_IMAGE', '/%5Fimage', '/_Image/', '///_image?href=/favicon.svg']) {
+      const response = await callRaw(edge, target);
+      expect(response.statusCode, target).toBe(404);
+      expect(problemOf(response).code, target).toBe('not_found');
+    }
+    expect(astroCalls).toEqual([]);
+  });
+
+  it('answers a miss under /_astro/ with 404 from the manifest, charged to the page limit, and serves a hit without charging it', async () => {
+    const edge = edgeWith({ RATE_LIMIT_PAGE_MINUTE: '3' });
+    const hit = await call(edge, { url: '/_astro/app.abc123.js' });
+    expect(hit.statusCode).toBe(200);
+    expect(hit.headers['ratelimit-limit']).toBeUndefined();
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const miss = await call(edge, { url: `/_astro/${String(i).repeat(8_000)}.js` });
+      statuses.push(miss.statusCode);
+      expect(miss.headers['ratelimit-limit']).toBe('3');
+    }
+    expect(statuses).toEqual([404, 404, 404, 429]);
+    expect(astroCalls).toEqual([]);
+    expect((await call(edge, { url: '/_astro/app.abc123.js' })).statusCode).toBe(200);
   });
 });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseRequestTarget, parseTarget, type RequestTarget } from '../../../src/server/request-target.ts';
+import { parseRequestTarget, parseTarget, readTarget, type RequestTarget } from '../../../src/server/request-target.ts';
 
 /** What the edge reads of a target, or the refusal: the two parsers must agree on it. */
 function reading(parse: (target: string) => RequestTarget | undefined, target: string): unknown {
@@ -46,8 +46,33 @@ describe('parseRequestTarget', () => {
       '/api/v1/%70ublic/data',
       'http://evil.example//api/chat?a=b//c',
       '*',
+      '/\\api/v1/public/data?startDate=2026-01-01&endDate=2026-01-02',
+      '/x\\..\\sellers.json',
+      '/\\_image?href=/favicon.svg',
     ]) {
       expect(reading(parseRequestTarget, target), target).toEqual(reading(parseTarget, target));
     }
+  });
+});
+
+describe('readTarget', () => {
+  it('never throws: a refused target keeps its path as sent and says why', () => {
+    expect(readTarget('/\\api/v1/public/data?startDate=x')).toEqual({ url: expect.objectContaining({ pathname: '/\\api/v1/public/data', search: '' }), refusal: 'The path contains a "\\".' });
+    expect(readTarget('/%5C_image').refusal).toBe('The path contains an encoded "/" or "\\".');
+    expect(readTarget('*').refusal).toBe('The request target is not a valid path.');
+    expect(readTarget('/api/news?x=1')).toEqual({ url: expect.objectContaining({ pathname: '/api/news', search: '?x=1' }) });
+  });
+
+  it('gives every refused path and every accepted one a single meaning the URL parser keeps', () => {
+    fc.assert(
+      fc.property(targets, (target) => {
+        const { url, refusal } = readTarget(target);
+        if (refusal !== undefined) return;
+        // Re-reading what the edge hands on (to Astro, the cache, the log) gives the same path.
+        expect(readTarget(`${url.pathname}${url.search}`).url.pathname).toBe(url.pathname);
+        expect(url.pathname).not.toMatch(/\\|\/\/|\/\.\.?(\/|$)/);
+      }),
+      { numRuns: 5_000 },
+    );
   });
 });

@@ -27,7 +27,8 @@ describe('the route table', () => {
     ['GET', '/news/some-article', 'page'],
     ['GET', '/stats/', 'page'],
     ['GET', '/_image', 'page'],
-    ['GET', '/_astro/index.abc123.js', null],
+    // Unknown whether a prebuilt file answers: charged; a hit is not (below).
+    ['GET', '/_astro/index.abc123.js', 'page'],
     ['GET', '/healthz', null],
     ['GET', '/readyz', null],
     ['GET', '/apiary', 'page'],
@@ -59,6 +60,14 @@ describe('the route table', () => {
     expect(routeOf('/_server-islands/x').kind).toBe('hidden');
     expect(routeOf('/_astro/a.js').kind).toBe('page');
   });
+
+  it('serves only prebuilt files under /_astro/: a hit is free, a miss spends the page windows', () => {
+    const asset = routeOf('/_astro/a.js');
+    expect(asset.prebuiltOnly).toBe(true);
+    expect(asset.rate('GET', true)).toBeNull();
+    expect(asset.rate('GET', false)).toBe('page');
+    expect(routeOf('/news/a').prebuiltOnly).toBe(false);
+  });
 });
 
 describe('request target normalisation', () => {
@@ -69,7 +78,7 @@ describe('request target normalisation', () => {
     expect(normalisePath(path)).toBe(normal);
   });
 
-  it.each(['/api%2Fv1/public/data', '/api/%2fchat', '/a%5Cb', '/api/%zz', '/%E0%A4%A', '/x%', '/api/../admin', '/./api/chat', '/api/%2e%2e/x', '/api/.%2E/x'])(
+  it.each(['/api%2Fv1/public/data', '/api/%2fchat', '/a%5Cb', '/a\\b', '/\\api/v1/public/data', '/x\\..\\sellers.json', '/_im\tage', '/a\nb', '/a b', '/a\u0000b', '/api/%zz', '/%E0%A4%A', '/x%', '/api/../admin', '/./api/chat', '/api/%2e%2e/x', '/api/.%2E/x'])(
     'refuses %s',
     (path) => {
       expect(() => normalisePath(path)).toThrow(BadTarget);
@@ -82,6 +91,12 @@ describe('request target normalisation', () => {
     expect(parseTarget('http://evil.example?x=1')?.pathname).toBe('/');
     expect(parseTarget('*')).toBeUndefined();
     expect(parseTarget('api/news')).toBeUndefined();
+  });
+
+  it('refuses a raw backslash in any form of target, where the URL parser would read a "/"', () => {
+    for (const target of ['/\\api/v1/public/data?startDate=2026-01-01&endDate=2026-01-02', '/\\_image?href=/favicon.svg', 'http://x.example/\\_image', '/api/news\\']) {
+      expect(() => parseTarget(target), target).toThrow(BadTarget);
+    }
   });
 });
 
