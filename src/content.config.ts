@@ -32,6 +32,16 @@ const assistant = defineCollection({
     title: z.string({ error: 'title is required: a short title for this page' }).trim().min(1, 'title must not be empty'),
     /** One or two sentences on what the page covers. */
     summary: z.string({ error: 'summary must be text' }).trim().min(1, 'summary must not be empty').optional(),
+    /** Words a visitor may ask with that the page does not use, searched like the summary. */
+    keywords: z.string({ error: 'keywords must be text: words separated by spaces or commas' }).trim().optional(),
+    /**
+     * The site page this help page describes (`/stats`): every answer from it links there, and
+     * its title and headings weigh as the page's own (docs/editors.md, "The site assistant").
+     */
+    page: z
+      .string({ error: 'page must be a site path such as /stats' })
+      .regex(/^\/(?!\/)[\w\-./]*$/, 'page must be a site path such as /stats')
+      .optional(),
   }),
 });
 

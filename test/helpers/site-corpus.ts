@@ -39,6 +39,6 @@ export function siteNews(): NewsDoc[] {
 export function siteKnowledge(): KnowledgeDoc[] {
   return markdownFiles('content/assistant').map(({ id, source }) => {
     const { data, body } = parseFrontmatter(source);
-    return { id, title: data['title'] ?? id, summary: data['summary'], body, file: `content/assistant/${id}.md`, bodyLine: bodyStartLine(source, body) };
+    return { id, title: data['title'] ?? id, summary: data['summary'], keywords: data['keywords'], page: data['page'], body, file: `content/assistant/${id}.md`, bodyLine: bodyStartLine(source, body) };
   });
 }

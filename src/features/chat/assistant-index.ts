@@ -14,28 +14,16 @@ import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { boundedEditDistance } from '../../lib/edit-distance.ts';
 import { INDEX_FORMAT, reversedTerm, writeAssistantIndex, type Corpus } from './index-writer.ts';
+import { AssistantIndexError } from './assistant-index-error.ts';
 import type { Passage } from './passages.ts';
+import type { NewsListing, SearchHit, WeightedTerms } from './search-hit.ts';
 import { Embargoes } from './embargoes.ts';
+import { best, type Candidate } from './top-candidates.ts';
+
+export { AssistantIndexError } from './assistant-index-error.ts';
 
 export type { Corpus } from './index-writer.ts';
-
-/** A query: each term with its weight (1 for the new question, lower for earlier turns). */
-export type WeightedTerms = ReadonlyMap<string, number>;
-
-export interface SearchHit {
-  passage: Passage;
-  score: number;
-  /** The query terms this passage matched (exactly, by prefix or fuzzily). */
-  matched: string[];
-}
-
-/** A news article in the "latest news" list. */
-export interface NewsListing {
-  id: string;
-  heading: string;
-  url: string;
-  date: string;
-}
+export type { NewsListing, SearchHit, WeightedTerms } from './search-hit.ts';
 
 /**
  * Terms of a conversation looked up, in the query's order (the newest message's come first), and
@@ -71,31 +59,12 @@ const POSTINGS_PER_QUERY = 8192;
 /** Candidates whose score is completed with the common words' impacts before the final ranking. */
 const COMPLETED_CANDIDATES = 64;
 
-/** Why an index file cannot be used; the server stops with one line naming the fix. */
-export class AssistantIndexError extends Error {
-  readonly code = 'ASSISTANT_INDEX_UNUSABLE';
-  readonly file: string;
-  /** As StaticManifestError's: no file at all (a build from before the index, or an interrupted one), or an unreadable one. */
-  readonly reason: 'missing' | 'malformed';
-  constructor(file: string, message: string, options?: ErrorOptions & { reason?: 'missing' | 'malformed' }) {
-    super(message, options);
-    this.name = 'AssistantIndexError';
-    this.file = file;
-    this.reason = options?.reason ?? 'malformed';
-  }
-}
-
 /** A searched word: an indexed term derived from a query term, and what a match on it weighs. */
 interface Derived {
   source: string;
   id: number;
   weight: number;
   passages: number;
-}
-
-interface Candidate {
-  score: number;
-  sources: string[];
 }
 
 export interface SearchOptions {
@@ -313,26 +282,4 @@ export class AssistantIndex {
     const [id, kind, title, section, text, code, context, url, date] = row;
     return { id, kind, title, section, text, code: JSON.parse(code) as string[], context, url: url ?? undefined, date: date ?? undefined };
   }
-}
-
-/**
- * The `k` best candidates by final score, best first: the summed score times the number of
- * query terms matched (MiniSearch's "quality"), so a passage that matches more of the question
- * leads; equal scores in passage order. One pass keeping the k best (k is small), rather than a
- * sort of every candidate.
- */
-function best(candidates: ReadonlyMap<number, Candidate>, k: number): Array<[number, Candidate]> {
-  const top: Array<[number, Candidate]> = [];
-  const before = (score: number, passage: number, other: [number, Candidate]) => score > other[1].score || (score === other[1].score && passage < other[0]);
-  for (const [passage, candidate] of candidates) {
-    const score = candidate.score * candidate.sources.length;
-    if (top.length === k) {
-      if (!before(score, passage, top[k - 1]!)) continue;
-      top.pop();
-    }
-    let at = top.length;
-    while (at > 0 && before(score, passage, top[at - 1]!)) at--;
-    top.splice(at, 0, [passage, { score, sources: candidate.sources }]);
-  }
-  return top;
 }

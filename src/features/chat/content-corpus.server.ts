@@ -37,7 +37,7 @@ async function knowledgeDoc(entry: CollectionEntry<'assistant'>) {
   const body = entry.body ?? '';
   const file = entry.filePath;
   const source = file === undefined ? undefined : await readFile(file, 'utf8').catch(() => undefined);
-  return { id: entry.id, title: entry.data.title, summary: entry.data.summary, body, file, bodyLine: source === undefined ? undefined : bodyStartLine(source, body) };
+  return { id: entry.id, title: entry.data.title, summary: entry.data.summary, keywords: entry.data.keywords, page: entry.data.page, body, file, bodyLine: source === undefined ? undefined : bodyStartLine(source, body) };
 }
 
 let loading: Promise<AssistantIndex> | undefined;

@@ -8,7 +8,8 @@
  * full, and stored as one number: the term's *impact* on that passage. The ranking is the one
  * the assistant used with MiniSearch (BM25+ per field over title, section, text, code and
  * context, with their boosts, and the opening-passage boost), with knowledge pages weighed
- * KNOWLEDGE_BOOST rather than 1.15 (see there). A query then only adds impacts, and reads each
+ * KNOWLEDGE_BOOST rather than 1.15 (see there) and each field's length compared with its average
+ * over the passages that have the field (see `writeAssistantIndex`). A query then only adds impacts, and reads each
  * term's best postings first (an impact-ordered index), so the cost of a question is bounded by
  * the number of its terms, not of articles.
  *
@@ -26,7 +27,7 @@ import { knowledgePassages, newsPassages, type KnowledgeDoc, type NewsDoc, type 
 import { isStopword, stem, words } from './text-terms.ts';
 
 /** Version of the tables above; bump it with any change to them or to how impacts are computed. */
-export const INDEX_FORMAT = 3;
+export const INDEX_FORMAT = 4;
 
 /** File name of the index in the build's server folder (`dist/server/`), never served. */
 export const ASSISTANT_INDEX_FILE = 'assistant-index.sqlite';
@@ -140,7 +141,11 @@ export function writeAssistantIndex(db: Database.Database, { news, knowledge, bu
     const perPassage = passages.map((passage) => fieldTerms(fieldText(passage, field)));
     const df = new Map<string, number>();
     for (const { terms } of perPassage) for (const term of terms.keys()) df.set(term, (df.get(term) ?? 0) + 1);
-    const averageLength = count === 0 ? 0 : perPassage.reduce((sum, p) => sum + p.length, 0) / count;
+    // Averaged over the passages that have the field, as Lucene's BM25 does: a field only help
+    // pages fill (context, code) keeps its scale when thousands of articles leave it empty,
+    // instead of every help page's summary counting as hundreds of times too long.
+    const filled = perPassage.filter((p) => p.length > 0);
+    const averageLength = filled.length === 0 ? 0 : filled.reduce((sum, p) => sum + p.length, 0) / filled.length;
     return { boost: FIELD_BOOSTS[field], perPassage, df, averageLength };
   });
 

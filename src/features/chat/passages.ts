@@ -24,6 +24,10 @@ export interface KnowledgeDoc {
   title: string;
   /** One line on what the page covers; indexed as context for each of its passages. */
   summary?: string | undefined;
+  /** Words a visitor may ask with that the page does not use; indexed as context, like the summary. */
+  keywords?: string | undefined;
+  /** The site page the help page describes (`/stats`): every passage links there. */
+  page?: string | undefined;
   /**
    * Markdown body. Site links in it (`[form](/contact)`) become the passages' "read more";
    * numbers the deployment decides are `{{fact}}` placeholders (help-facts.ts), kept as written.
@@ -213,9 +217,10 @@ export function newsPassages(doc: NewsDoc): Passage[] {
 }
 
 /**
- * A knowledge page is cut at its headings. A passage's "read more" is the first site link in it
- * (a Markdown link or a path written out), so an editor decides links by writing them; a
- * passage without one is quoted without a link rather than with a loosely related one.
+ * A knowledge page is cut at its headings. A passage's "read more" is the page it describes
+ * (`page:`), else the first site link in it (a Markdown link or a path written out), so an editor
+ * decides links by writing them; a passage without one is quoted without a link rather than with
+ * a loosely related one.
  */
 export function knowledgePassages(doc: KnowledgeDoc): Passage[] {
   const parts = sections(doc.body).flatMap((section) => groupBlocks(section.blocks).map((group) => ({ heading: section.heading, ...toPassageParts(group) })));
@@ -226,8 +231,10 @@ export function knowledgePassages(doc: KnowledgeDoc): Passage[] {
     section: part.heading,
     text: part.text,
     code: part.code,
-    context: [doc.title, doc.summary ?? ''].join(' ').trim(),
-    url: part.links[0],
+    // The page's description is its opening passage's: it says what the page is about, and
+    // given to every section it would outweigh the section that answers the question.
+    context: n === 0 ? [doc.title, doc.summary ?? '', doc.keywords ?? ''].join(' ').trim() : doc.title,
+    url: doc.page ?? part.links[0],
     date: undefined,
   }));
 }

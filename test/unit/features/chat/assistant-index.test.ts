@@ -147,7 +147,7 @@ describe('the index file', () => {
       throw new Error(`${file} was opened`);
     };
     expect(refusal(missing)).toMatchInlineSnapshot(`"the build has no assistant index (FILE)"`);
-    expect(refusal(outdated)).toMatchInlineSnapshot(`"the assistant index (FILE) has format 4, this server reads format 3"`);
+    expect(refusal(outdated)).toMatchInlineSnapshot(`"the assistant index (FILE) has format 5, this server reads format 4"`);
     expect(refusal(garbage)).toMatchInlineSnapshot(`"the assistant index (FILE) cannot be read: file is not a database"`);
   });
 });
@@ -207,6 +207,20 @@ describe('ranking', () => {
       const [top] = noisy.search(weighted(question), 1);
       expect(top?.passage.id.startsWith(passage), `${question}: ${top?.passage.id}`).toBe(true);
       expect(top?.passage.id, question).not.toMatch(/bench-article/);
+    }
+  });
+
+  it('puts the article whose title is about the question ahead of articles that repeat its words in their bodies', () => {
+    const about: NewsDoc = { id: 'timeouts', heading: 'Header bidding timeouts explained', subheading: 'Why a slow bidder loses.', body: 'A bidder that answers late is left out of the auction.', createdAt: new Date('2026-03-01T00:00:00Z') };
+    const repeating = Array.from({ length: 300 }, (_, n): NewsDoc => ({
+      id: `repeat-${n}`,
+      heading: `Weekly notes ${n}`,
+      body: 'Header bidding timeouts, header bidding timeouts and more header bidding timeouts were discussed. '.repeat(3),
+      createdAt: new Date(Date.UTC(2025, 0, 1) + n * 3_600_000),
+    }));
+    for (const news of [[about, ...repeating.slice(0, 8)], [about, ...repeating]]) {
+      const index = AssistantIndex.fromCorpus({ news, knowledge: siteCorpus.knowledge });
+      expect(index.search(weighted('What are header bidding timeouts?'), 1)[0]?.passage.id).toBe('news:timeouts#0');
     }
   });
 

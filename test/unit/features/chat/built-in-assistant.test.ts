@@ -1,9 +1,12 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { composeReply, conversationQuery, detectIntent, replyChunks, retrieve } from '../../../../src/features/chat/built-in-assistant.ts';
 import type { ChatMessage } from '../../../../src/features/chat/chat-request.ts';
 import { AssistantIndex } from '../../../../src/features/chat/assistant-index.ts';
 import type { KnowledgeDoc, NewsDoc } from '../../../../src/features/chat/passages.ts';
 import { chatServices } from '../../../helpers/chat-harness.ts';
+import { generatedArchive } from '../../../helpers/generated-archive.ts';
 import { siteKnowledge, siteNews } from '../../../helpers/site-corpus.ts';
 
 const user = (content: string): ChatMessage => ({ role: 'user', content });
@@ -183,6 +186,70 @@ describe('grounding in the site content', () => {
     const reply = composeReply([user(question)], site, answer);
     expect(reply.grounded).toBe(true);
     expect(reply.links).toContain(link);
+  });
+});
+
+/**
+ * The assistant's evaluation: questions a visitor asks, each with the page its answer must link
+ * to first, asked of the site as it is (9 articles) and of the site with a generated archive of
+ * 5,000 articles that repeat the questions' words in their bodies (test/helpers/generated-archive.ts).
+ * Pass mark, the same at both sizes: every question grounded, and its answer linked to its page
+ * first (or, for a help passage without a link of its own, named by its title): 100 %.
+ * The grounding table above and the help-page table in assistant-index.test.ts hold the
+ * questions asked before this one; these are the site pages, articles asked about by their
+ * topic, and questions whose words the archive repeats.
+ */
+export const EVALUATION: ReadonlyArray<readonly [question: string, link: string]> = [
+  // What a page of the site shows.
+  ['Where can I see charts of the daily statistics?', '/stats'],
+  ['Is there a table of impressions and revenue per day?', '/stats'],
+  ['Can I download the statistics as CSV?', '/stats'],
+  ['Where is the API reference?', '/docs/api'],
+  ['Which endpoints and parameters does the API documentation describe?', '/docs/api'],
+  ['Where is the OpenAPI document?', '/docs/api'],
+  ['Where is the contact form?', '/contact'],
+  // An article, asked about by its title's topic rather than its title.
+  ['Tell me about the bidding region in Singapore', '/news/singapore-region'],
+  ['What did the transparency report for the first half of 2026 show?', '/news/transparency-report-h1-2026'],
+  ['Is the SupplyChain object mandatory for resellers now?', '/news/supply-chain-object-required'],
+  ['How can I check my ads.txt lines?', '/news/ads-txt-checker'],
+  ['What did you learn from the privacy-preserving auctions?', '/news/privacy-sandbox-testing'],
+  ['What is the new self-service check for publishers?', '/news/ads-txt-checker'],
+  ['Is the API for daily market data free?', '/news/community-data-api'],
+  ['Are answers through the contact form faster now?', '/news/contact-priorities'],
+  // Words the generated archive repeats in every body.
+  ['What are the rate limits of the data API?', '/docs/api'],
+  ['Which priority should I choose in the contact form?', '/contact'],
+  ['What does a sellers.json file list?', '/sellers.json'],
+  ['Which headers tell me where I stand against the rate limits?', 'Rate limits on this website: Headers'],
+  ['Show me a curl example for the data API', 'The community data API'],
+];
+
+describe('the evaluation, at 9 and at 5,000 articles', () => {
+  const news = siteNews();
+  const sizes = [
+    ['9 articles', site],
+    ['5,000 articles', AssistantIndex.fromCorpus({ news: [...news, ...generatedArchive(5_000)], knowledge: siteKnowledge() })],
+  ] as const;
+
+  it('asks of the real site and of an archive 5,000 articles larger', () => {
+    expect(news).toHaveLength(9);
+    expect(sizes[1][1].size - site.size).toBeGreaterThanOrEqual(5_000);
+  });
+
+  it('links the help pages that describe a site page to a page the site has', () => {
+    const described = siteKnowledge().flatMap((doc) => (doc.page ? [doc.page] : []));
+    expect(described.toSorted()).toEqual(['/contact', '/docs/api', '/stats']);
+    for (const page of described) expect([`${page}.astro`, `${page}/index.astro`].some((file) => existsSync(join(import.meta.dirname, '../../../../src/pages', file))), page).toBe(true);
+  });
+
+  describe.each(sizes)('with %s', (_, index) => {
+    it.each(EVALUATION)('answers %j from %s', (question, link) => {
+      const reply = composeReply([user(question)], index, answer);
+      expect(reply.grounded, reply.text).toBe(true);
+      if (link.startsWith('/')) expect(reply.links[0], reply.text).toBe(link);
+      else expect(reply.text).toMatch(new RegExp(`^From "${link}`));
+    });
   });
 });
 

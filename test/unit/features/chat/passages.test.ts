@@ -44,8 +44,17 @@ describe('knowledge passages', () => {
     expect(passages.map((p) => p.url)).toEqual([undefined, '/docs/api', '/stats']);
   });
 
-  it('gives every passage the page title and summary as context', () => {
-    expect(passages.every((p) => p.context === 'The data API Daily statistics as JSON.')).toBe(true);
+  it('gives the opening passage the page title and summary as context, the others the title', () => {
+    expect(passages.length).toBeGreaterThan(1);
+    expect(passages.map((p) => p.context)).toEqual(passages.map((_, n) => (n === 0 ? 'The data API Daily statistics as JSON.' : 'The data API')));
+  });
+
+  it('links every passage of a page that describes a site page to that page, with its keywords as context', () => {
+    const page = knowledgePassages({ id: 'page-stats', title: 'Daily statistics', summary: 'Charts.', keywords: 'csv table', page: '/stats', body: 'See [the docs](/docs/api).\n\n## More\n\nText.' });
+    expect(page.map((p) => [p.url, p.context])).toEqual([
+      ['/stats', 'Daily statistics Charts. csv table'],
+      ['/stats', 'Daily statistics'],
+    ]);
   });
 });
 
