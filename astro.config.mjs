@@ -6,6 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { assistantIndex } from './src/app/assistant-index-integration.ts';
 import { devServerOptions, siteOrigin } from './src/app/astro-env.ts';
 import { devServices } from './src/app/dev-integration.ts';
+import { scheduleIntegration } from './src/app/schedule-integration.ts';
 import { serverBundle } from './src/app/server-bundle.ts';
 import { articleLastmods } from './src/features/news/article-meta.ts';
 import { staticManifestIntegration } from './src/server/precompress.ts';
@@ -39,11 +40,21 @@ export default defineConfig({
   // `astro dev` the services the production edge builds (src/app/dev-integration.ts); serverBundle
   // compiles the production server into the build (src/app/server-bundle.ts).
   // `lastmod` of the article pages and /news/ comes from the articles' publication times.
+  // scheduleIntegration fixes the build's instant, moves what is scheduled out of dist/client into
+  // dist/scheduled/ (each edition's sitemap with it) and writes the search index
+  // (src/app/schedule-integration.ts, src/app/search-index.ts); after the sitemap, before the manifest.
   // assistantIndex moves the assistant's index out of the public files (first, before any other
   // hook looks at dist/client). staticManifestIntegration comes last: it precompresses
   // dist/client and describes it for the server (src/server/precompress.ts) once every other
   // integration has written its files.
-  integrations: [assistantIndex(), sitemap({ customPages: [new URL('/stats/', site).href], serialize: withLastmod }), devServices(), serverBundle(), staticManifestIntegration()],
+  integrations: [
+    assistantIndex(),
+    sitemap({ customPages: [new URL('/stats/', site).href], serialize: withLastmod, filter: (page) => !new URL(page).pathname.startsWith('/scheduled-editions/') }),
+    devServices(),
+    serverBundle(),
+    scheduleIntegration(),
+    staticManifestIntegration(),
+  ],
   // The adapter would otherwise enable filesystem sessions; nothing here uses them.
   session: false,
   // `astro dev` listens on PORT and HOST after validating the configuration as `npm start` does

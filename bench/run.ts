@@ -6,13 +6,14 @@
  *   npm run bench -- --quick            # 1 round of 2 s, 1 million events (< 2 min)
  *   npm run bench -- --only=data-hit,chat
  *   npm run bench -- --only=scale       # the scale table alone (~10 min: a 5,000-article build)
+ *   npm run bench -- --only=search      # site search at 10, 1,000, 5,000 articles (~4 min)
  *   npm run bench -- --quick --profile  # also profile targets not met (the full run always does)
  *   npm run bench -- --render           # rewrite RESULTS.md from the last full run (after editing NOTES.md)
  *
  * Only a full run of every scenario replaces bench/RESULTS.md; --quick and --only runs write
  * theirs into their work folder.
  *
- * Scenario ids for --only: the HTTP ones in scenarios/http.ts, and chat, junk-flood, materialize, build, scale.
+ * Scenario ids for --only: the HTTP ones in scenarios/http.ts, and chat, junk-flood, materialize, build, scale, search.
  * --quick leaves scale out unless --only names it (then 10 and 1,000 articles, short floods).
  * The cache-hit and 429 scenarios also run the Fastify peer (peers/fastify.ts) in the same rounds.
  * Everything it creates lives in a fresh /tmp/bench-run-XXXXXX (a seeded database, a build, logs,
@@ -41,6 +42,7 @@ import { HTTP_SCENARIOS, loadSpec, runHttpScenario, type HttpContext, type HttpO
 import { compareWithCli, prepareEvents, profileMaterialize, rematerializeDay, SQLITE_CLI_MISSING } from './scenarios/materialize.ts';
 import { floodPaths, runScale } from './scenarios/scale.ts';
 import { runJunkFlood } from './scenarios/junk-flood.ts';
+import { runSearch } from './scenarios/search.ts';
 
 const repo = resolve(import.meta.dirname, '..');
 process.chdir(repo);
@@ -196,13 +198,20 @@ async function main(): Promise<void> {
     say(`  took ${Math.round(results.scale.seconds)} s`);
   }
 
+  if (wanted('search')) {
+    const sizes = settings.quick ? [10, 1_000] : [10, 1_000, 5_000];
+    say(`search: builds with ${sizes.map((n) => n.toLocaleString('en')).join(', ')} generated articles, index size and bytes per query`);
+    results.search = await runSearch({ repo, workDir, sizes, say });
+    say(`  took ${Math.round(results.search.seconds)} s`);
+  }
+
   results.finished = new Date();
   results.loadAfter = loadavg();
   results.commitAfter = commitOf(repo);
   if (official) writeFileSync(lastResults, JSON.stringify(results));
   writeResults(results, official ? join(repo, 'bench', 'RESULTS.md') : join(workDir, 'RESULTS.md'));
   // Keep the profiles RESULTS.md points to; drop the bulky rest.
-  for (const big of ['site.db', 'site.db-wal', 'site.db-shm', 'dist', 'site-copy', 'astro-cache', 'server-main.log', 'server-nocache.log', 'server-limited.log', 'server-defaults.log']) {
+  for (const big of ['site.db', 'site.db-wal', 'site.db-shm', 'dist', 'site-copy', 'search-copy', 'astro-cache', 'server-main.log', 'server-nocache.log', 'server-limited.log', 'server-defaults.log']) {
     rmSync(join(workDir, big), { recursive: true, force: true });
   }
 }

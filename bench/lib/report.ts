@@ -4,6 +4,7 @@ import { BUILD_TARGET_SECONDS } from '../scenarios/astro-build.ts';
 import { CHAT_TARGET, type ChatOutcome } from '../scenarios/chat.ts';
 import { describeTarget, type HttpOutcome } from '../scenarios/http.ts';
 import { REMATERIALIZE_TARGET_MS, type DayOutcome, type MaterializeOutcome } from '../scenarios/materialize.ts';
+import { searchSection, type SearchOutcome } from '../scenarios/search.ts';
 import { floodMet, scaleVerdicts, SCALE_TARGET, type FloodOutcome, type ScaleOutcome } from '../scenarios/scale.ts';
 import { JUNK_FLOOD_TARGET, type JunkFloodOutcome } from '../scenarios/junk-flood.ts';
 import type { LoadResult } from './load.ts';
@@ -30,6 +31,7 @@ export interface Results {
   scale?: ScaleOutcome;
   /** Long and missing paths from one client at the default limits (scenarios/junk-flood.ts). */
   junkFlood?: JunkFloodOutcome;
+  search?: SearchOutcome;
   /** Markdown sections, one per target not met. */
   profiles: string[];
 }
@@ -237,6 +239,7 @@ export function renderResults(r: Results, notes?: string): string {
     ...peerTable(r.http),
     ...otherTable(r),
     ...(r.scale ? scaleSection(r.scale) : []),
+    ...(r.search ? searchSection(r.search) : []),
     '## Method',
     '',
     '- The server under test runs `node src/app/main.ts` with NODE_ENV=production, LOG_LEVEL=info (logging is part of what is measured, to a file), ' +

@@ -2,7 +2,9 @@
  * npm run news:new -- "Heading of the article"
  *
  * Writes content/news/<slug>.md with valid frontmatter (createdAt = now, in this machine's
- * timezone, with its offset; draft: true) and prints the path. Refuses to overwrite an existing
+ * timezone, with its offset; draft: true) and prints the path. `--at 2099-01-05T09:30:00+01:00`
+ * makes it a scheduled article instead: createdAt is that time, draft false, so the build
+ * publishes it at that instant (src/features/news/schedule.ts). Refuses to overwrite an existing
  * article (exit 73, EX_CANTCREAT); a heading that makes no article exits 64 (EX_USAGE); `--help`
  * prints the usage and writes nothing. The text itself comes from
  * src/features/news/new-article.ts.
@@ -14,7 +16,12 @@ import { EX_CANTCREAT, EX_USAGE } from '../../src/app/exit-codes.ts';
 import { runCli } from './run-cli.ts';
 
 /** The heading is every argument, joined; one starting with `-` goes after `--` (`npm run news:new -- -- "-5 % fees"`). */
-const USAGE = { synopsis: 'npm run news:new -- "Heading of the article"', options: {}, positionals: true } as const;
+const USAGE = {
+  synopsis: 'npm run news:new -- [--at DATE-TIME] "Heading of the article"',
+  options: { at: { type: 'string' } },
+  positionals: true,
+  details: '  --at  schedule it: publish at this time, with its timezone, e.g. 2099-01-05T09:30:00+01:00',
+} as const;
 
 export interface NewsNewDeps {
   /** Folder the article is written to. */
@@ -23,6 +30,8 @@ export interface NewsNewDeps {
   now: Date;
   /** Minutes east of UTC for `createdAt`; defaults to the machine's zone at `now`. */
   offsetMinutes?: number;
+  /** `--at`: the publication time of a scheduled article. */
+  at?: string | undefined;
   out: (line: string) => void;
   err: (line: string) => void;
 }
@@ -32,7 +41,7 @@ export async function runNewsNew(args: readonly string[], deps: NewsNewDeps): Pr
   const heading = args.join(' ');
   let article;
   try {
-    article = newArticle(heading, deps.now, deps.offsetMinutes ?? -deps.now.getTimezoneOffset());
+    article = newArticle(heading, deps.now, deps.offsetMinutes ?? -deps.now.getTimezoneOffset(), deps.at);
   } catch (error) {
     if (!(error instanceof NewArticleError)) throw error;
     deps.err(`news:new: ${error.message}`);
@@ -55,7 +64,7 @@ export async function runNewsNew(args: readonly string[], deps: NewsNewDeps): Pr
 
 if (import.meta.main) {
   const dir = relative(process.cwd(), join(import.meta.dirname, '..', '..', 'content', 'news')) || '.';
-  process.exitCode = await runCli('news-new', USAGE, ({ positionals, stdout, stderr }) =>
-    runNewsNew(positionals, { dir, now: new Date(), out: (line) => stdout.write(`${line}\n`), err: (line) => stderr.write(`${line}\n`) }),
+  process.exitCode = await runCli('news-new', USAGE, ({ positionals, values, stdout, stderr }) =>
+    runNewsNew(positionals, { dir, now: new Date(), at: values.at, out: (line) => stdout.write(`${line}\n`), err: (line) => stderr.write(`${line}\n`) }),
   );
 }

@@ -70,6 +70,10 @@ function clientKeys(config: Config): (req: IncomingMessage) => string {
 
 export async function createApp(config: Config, log: Logger): Promise<RunningApp> {
   const distDir = resolve(config.DIST_DIR);
+  // The clock scheduled articles are published by (src/features/news/schedule.ts): every instance
+  // decides from the same build and this clock, so a fleet switches together.
+  const offset = config.SITE_CLOCK_OFFSET_MS;
+  const siteClock = offset === 0 ? Date.now : () => Date.now() + offset;
   const db = await openMigratedDb(config, {
     onMigration: (result) => {
       if (result.status === 'Success') log.info({ migration: result.migrationName }, 'migration applied');
@@ -90,9 +94,9 @@ export async function createApp(config: Config, log: Logger): Promise<RunningApp
   let assistantIndex: AssistantIndex;
   let statics: StaticFiles;
   try {
-    assistantIndex = AssistantIndex.open(join(distDir, 'server', ASSISTANT_INDEX_FILE));
+    assistantIndex = AssistantIndex.open(join(distDir, 'server', ASSISTANT_INDEX_FILE), { now: siteClock });
     // The build's manifest only: bodies are read when first asked for (src/server/static-files.ts).
-    statics = await StaticFiles.load(distDir, { maxBytes: config.STATIC_CACHE_MAX_BYTES, log });
+    statics = await StaticFiles.load(distDir, { maxBytes: config.STATIC_CACHE_MAX_BYTES, log, now: siteClock });
   } catch (error) {
     await db.close();
     throw error;

@@ -129,6 +129,13 @@ export const EnvSchema = z.object({
   // Outbound guard (src/lib/outbound-guard.ts).
   /** Ports the contact webhook and the LLM client may connect to besides 80 and 443, on every hop. */
   OUTBOUND_ALLOW_PORTS: list(parsePort).default([]),
+
+  // --- Scheduled publishing and site search (src/features/news/schedule.ts) ---
+  /**
+   * Milliseconds added to the clock that scheduled articles are published by, so tests can move
+   * time; refused when NODE_ENV=production. Every instance of a fleet must be given the same.
+   */
+  SITE_CLOCK_OFFSET_MS: z.coerce.number({ error: 'must be a whole number of milliseconds' }).int('must be a whole number of milliseconds').default(0),
 });
 
 export interface Config extends Omit<z.output<typeof EnvSchema>, 'SITE_URL' | 'ALLOWED_ORIGINS'> {
@@ -221,6 +228,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const { SITE_URL, ALLOWED_ORIGINS, ...rest } = parsed.data;
   if ((rest.LLM_BASE_URL === undefined) !== (rest.LLM_MODEL === undefined)) {
     throw new ConfigError(['LLM_BASE_URL and LLM_MODEL: set both to use an LLM, or neither for the built-in assistant']);
+  }
+  if (rest.SITE_CLOCK_OFFSET_MS !== 0 && rest.NODE_ENV === 'production') {
+    throw new ConfigError(['SITE_CLOCK_OFFSET_MS: only for tests; it is refused when NODE_ENV is production (the default)']);
   }
   const siteUrl = SITE_URL ?? listenOrigin(rest.HOST, rest.PORT);
   return {

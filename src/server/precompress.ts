@@ -5,6 +5,7 @@
  * test's) leaves a build the server can start from. Compression runs on libuv's thread pool
  * (async zlib), several files at a time.
  */
+import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
@@ -13,6 +14,7 @@ import { promisify } from 'node:util';
 import { brotliCompress, gzip } from 'node:zlib';
 import type { AstroIntegration } from 'astro';
 import { afterBuild } from '../lib/after-build.ts';
+import { EDITIONS_DIR } from '../lib/editions.ts';
 import { strongEtag } from '../lib/http-validators.ts';
 import { brotliParams, isCompressible, type Coding } from './content-coding.ts';
 import { cacheControlFor, contentTypeOf, STATIC_MANIFEST_PATH, STATIC_MANIFEST_VERSION, VARIANT_SUFFIX, type StaticEntry, type StaticManifest } from './static-manifest.ts';
@@ -69,15 +71,10 @@ async function writeVariant(full: string, bytes: Buffer, coding: Coding, level: 
   return { size: encoded.length, digest: strongEtag(encoded) };
 }
 
-/**
- * Precompress dist/client (`clientDir`) and write the manifest to `manifestPath`. Files named
- * `<x>.br` / `<x>.gz` beside an `<x>` are taken for an earlier run's copies and made again,
- * never served as files of their own.
- */
-export async function precompress(clientDir: string, manifestPath: string, options: PrecompressOptions = {}): Promise<PrecompressResult> {
-  const quality = options.brotliQuality ?? DEFAULT_BROTLI_QUALITY;
+/** Precompress every file below `dir` and describe each by its URL path. */
+async function describeTree(dir: string, quality: number): Promise<{ files: StaticManifest['files']; count: number; variants: number }> {
   const all: string[] = [];
-  for await (const full of walk(clientDir)) all.push(full);
+  for await (const full of walk(dir)) all.push(full);
   const present = new Set(all);
   const originals = all.filter((full) => !Object.values(VARIANT_SUFFIX).some((suffix) => full.endsWith(suffix) && present.has(full.slice(0, -suffix.length))));
 
@@ -85,7 +82,7 @@ export async function precompress(clientDir: string, manifestPath: string, optio
   let variants = 0;
   // Twice the cores: one file's read and writes overlap another's compression.
   await eachLimited(originals, availableParallelism() * 2, async (full) => {
-    const file = relative(clientDir, full).split(sep).join('/');
+    const file = relative(dir, full).split(sep).join('/');
     const bytes = await readFile(full);
     const contentType = contentTypeOf(full, bytes);
     const entry: StaticEntry = { file, size: bytes.length, etag: strongEtag(bytes), contentType, cacheControl: cacheControlFor(`/${file}`) };
@@ -99,14 +96,35 @@ export async function precompress(clientDir: string, manifestPath: string, optio
     }
     files[`/${file}`] = entry;
   });
-
   // Sorted, so that two builds of the same content write the same manifest.
-  const manifest: StaticManifest = { version: STATIC_MANIFEST_VERSION, files: Object.fromEntries(Object.entries(files).sort(([a], [b]) => (a < b ? -1 : 1))) };
+  return { files: Object.fromEntries(Object.entries(files).sort(([a], [b]) => (a < b ? -1 : 1))), count: originals.length, variants };
+}
+
+/**
+ * Precompress dist/client (`clientDir`) and each scheduled edition's folder below `editionsDir`
+ * (dist/scheduled/<instant>/, src/features/news/schedule.ts), and write the manifest to
+ * `manifestPath`. Files named `<x>.br` / `<x>.gz` beside an `<x>` are taken for an earlier run's
+ * copies and made again, never served as files of their own.
+ */
+export async function precompress(clientDir: string, manifestPath: string, options: PrecompressOptions = {}, editionsDir?: string): Promise<PrecompressResult> {
+  const quality = options.brotliQuality ?? DEFAULT_BROTLI_QUALITY;
+  const base = await describeTree(clientDir, quality);
+  let files = base.count;
+  let variants = base.variants;
+  const editions: NonNullable<StaticManifest['editions']> = [];
+  const instants = editionsDir && existsSync(editionsDir) ? (await readdir(editionsDir)).filter((name) => /^\d+$/.test(name)).map(Number).sort((a, b) => a - b) : [];
+  for (const at of instants) {
+    const edition = await describeTree(join(editionsDir!, String(at)), quality);
+    editions.push({ at, files: edition.files });
+    files += edition.count;
+    variants += edition.variants;
+  }
+  const manifest: StaticManifest = { version: STATIC_MANIFEST_VERSION, files: base.files, ...(editions.length > 0 ? { editions } : {}) };
   // Written beside its final name and renamed over it: a reader sees the old manifest or the new one, whole.
   const temporary = join(dirname(manifestPath), `.static-manifest.${process.pid}.tmp`);
   await writeFile(temporary, `${JSON.stringify(manifest)}\n`);
   await rename(temporary, manifestPath);
-  return { manifest, files: originals.length, variants };
+  return { manifest, files, variants };
 }
 
 /** The Astro integration: precompress dist/client and write dist/server/static-manifest.json after every build. */
@@ -114,7 +132,7 @@ export function staticManifestIntegration(options: PrecompressOptions = {}): Ast
   return afterBuild('static-manifest', async ({ outDir, client }, logger) => {
     const started = performance.now();
     const manifestPath = fileURLToPath(new URL(STATIC_MANIFEST_PATH, outDir));
-    const result = await precompress(fileURLToPath(client), manifestPath, options);
+    const result = await precompress(fileURLToPath(client), manifestPath, options, fileURLToPath(new URL(`${EDITIONS_DIR}/`, outDir)));
     logger.info(`${result.files} files, ${result.variants} precompressed copies, manifest ${relative(process.cwd(), manifestPath)} in ${Math.round(performance.now() - started)} ms`);
   });
 }

@@ -6,6 +6,12 @@
  * start-up time do not grow with the news archive. Serving known bytes from memory is what lets
  * the edge answer at node:http speed instead of Astro's (~250 us/request).
  *
+ * Scheduled editions (the manifest's `editions`, src/lib/editions.ts): from each edition's
+ * instant on, by the injected clock, its files answer their paths in place of the earlier ones,
+ * so every instance serving one build switches at the same instant, without a restart. Until
+ * then a path that will change is sent with a Cache-Control that lets no cache keep it past the
+ * switch, and a path that does not exist yet is not found.
+ *
  * A build run over the live DIST_DIR rewrites files under the running process; a read that finds
  * a file of another size or content than the manifest says refuses it (503) instead of sending
  * bytes from the other build with this build's headers and validators.
@@ -14,6 +20,7 @@ import type { ReadStream } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LRUCache } from 'lru-cache';
+import { EDITIONS_DIR } from '../lib/editions.ts';
 import { HttpError } from '../lib/http-error.ts';
 import { strongEtag } from '../lib/http-validators.ts';
 import { preferredCoding, type Coding } from './content-coding.ts';
@@ -27,6 +34,8 @@ export interface StaticBody {
   size: number;
   /** `strongEtag` of its bytes, as the build saw them. */
   digest: string;
+  /** The folder `file` is below when it is not dist/client: a scheduled edition's. */
+  root?: string;
 }
 
 export interface StaticFile {
@@ -52,7 +61,21 @@ export interface StaticFilesOptions {
   maxBytes: number;
   /** Told once per file that changed on disk (a pino logger fits). */
   log: { warn(fields: object, message: string): void };
+  /** The clock scheduled editions are served by, ms since the epoch (default Date.now). */
+  now?: () => number;
 }
+
+/** A scheduled edition's files by URL path, served from `at` on. */
+interface Edition {
+  at: number;
+  files: Map<string, StaticFile>;
+}
+
+/**
+ * Cache-Control of a file that a scheduled edition will replace: revalidated on every use, so no
+ * browser or CDN keeps it past the switch (RFC 9111 section 5.2.2.1, max-age=0 and must-revalidate).
+ */
+export const PENDING_CACHE_CONTROL = 'public, max-age=0, must-revalidate';
 
 export class StaticFiles {
   readonly #files: Map<string, StaticFile>;
@@ -63,10 +86,16 @@ export class StaticFiles {
   readonly #reported = new Set<string>();
   readonly #log: StaticFilesOptions['log'];
   readonly #clientDir: string;
+  /** Earliest first. */
+  readonly #editions: Edition[];
+  readonly #now: () => number;
+  readonly #pending = new WeakMap<StaticFile, StaticFile>();
 
-  constructor(clientDir: string, files: Map<string, StaticFile>, { maxBytes, log }: StaticFilesOptions) {
+  constructor(clientDir: string, files: Map<string, StaticFile>, { maxBytes, log, now = Date.now }: StaticFilesOptions, editions: Edition[] = []) {
     this.#clientDir = clientDir;
     this.#files = files;
+    this.#editions = editions;
+    this.#now = now;
     this.#log = log;
     this.#streamAbove = Math.floor(maxBytes / STREAM_ABOVE_SHARE);
     this.#hot = new LRUCache<StaticBody, Buffer>({ maxSize: maxBytes, sizeCalculation: (bytes) => bytes.length + BODY_OVERHEAD_BYTES });
@@ -79,24 +108,34 @@ export class StaticFiles {
   static async load(distDir: string, options: StaticFilesOptions): Promise<StaticFiles> {
     const manifest = await readStaticManifest(join(distDir, STATIC_MANIFEST_PATH));
     const clientDir = join(distDir, 'client');
-    const files = new Map<string, StaticFile>();
     // JSON.parse gives every entry its own copy of "text/html; charset=utf-8" and the like: share one.
     const shared = new Map<string, string>();
     const intern = (text: string): string => shared.get(text) ?? (shared.set(text, text), text);
-    for (const [urlPath, entry] of Object.entries(manifest.files)) {
-      const file = staticFileOf(entry, intern);
-      files.set(urlPath, file);
-      if (urlPath.endsWith('/index.html')) {
-        const dir = urlPath.slice(0, -'index.html'.length);
-        files.set(dir, file);
-        if (dir !== '/') files.set(dir.slice(0, -1), file);
-      }
-    }
-    return new StaticFiles(clientDir, files, options);
+    const files = filesOf(manifest.files, intern);
+    const editions = (manifest.editions ?? []).map(({ at, files: entries }) => ({ at, files: filesOf(entries, intern, join(distDir, EDITIONS_DIR, String(at))) }));
+    return new StaticFiles(clientDir, files, options, editions);
   }
 
+  /** The file answering `urlPath` now: the latest edition's whose instant has come, else the build's. */
   get(urlPath: string): StaticFile | undefined {
-    return this.#files.get(urlPath);
+    if (this.#editions.length === 0) return this.#files.get(urlPath);
+    const now = this.#now();
+    let pending = false;
+    for (let i = this.#editions.length - 1; i >= 0; i--) {
+      const { at, files } = this.#editions[i]!;
+      const file = files.get(urlPath);
+      if (file === undefined) continue;
+      if (at <= now) return pending ? this.#pendingCopy(file) : file;
+      pending = true;
+    }
+    const file = this.#files.get(urlPath);
+    return file !== undefined && pending ? this.#pendingCopy(file) : file;
+  }
+
+  #pendingCopy(file: StaticFile): StaticFile {
+    let copy = this.#pending.get(file);
+    if (copy === undefined) this.#pending.set(file, (copy = { ...file, cacheControl: PENDING_CACHE_CONTROL }));
+    return copy;
   }
 
   /** The coding to answer with (content-coding.ts `preferredCoding`); undefined: identity. */
@@ -176,7 +215,7 @@ export class StaticFiles {
   }
 
   #pathOf(body: StaticBody): string {
-    return join(this.#clientDir, body.file + body.suffix);
+    return join(body.root ?? this.#clientDir, body.file + body.suffix);
   }
 
   #changed(body: StaticBody, what: string): HttpError {
@@ -196,14 +235,30 @@ export class StaticFiles {
   }
 }
 
-function staticFileOf(entry: StaticEntry, intern: (text: string) => string): StaticFile {
+/** The manifest's entries by URL path: `/x/index.html` also answers `/x/` and `/x` (Astro's directory build format). */
+function filesOf(entries: Record<string, StaticEntry>, intern: (text: string) => string, root?: string): Map<string, StaticFile> {
+  const files = new Map<string, StaticFile>();
+  for (const [urlPath, entry] of Object.entries(entries)) {
+    const file = staticFileOf(entry, intern, root);
+    files.set(urlPath, file);
+    if (urlPath.endsWith('/index.html')) {
+      const dir = urlPath.slice(0, -'index.html'.length);
+      files.set(dir, file);
+      if (dir !== '/') files.set(dir.slice(0, -1), file);
+    }
+  }
+  return files;
+}
+
+function staticFileOf(entry: StaticEntry, intern: (text: string) => string, root: string | undefined): StaticFile {
+  const at = root === undefined ? {} : { root };
   const file: StaticFile = {
     contentType: intern(entry.contentType),
     etag: entry.etag,
     cacheControl: intern(entry.cacheControl),
-    identity: { file: entry.file, suffix: '', size: entry.size, digest: entry.etag },
+    identity: { file: entry.file, suffix: '', size: entry.size, digest: entry.etag, ...at },
   };
-  if (entry.br) file.br = { file: entry.file, suffix: VARIANT_SUFFIX.br, size: entry.br.size, digest: entry.br.digest };
-  if (entry.gzip) file.gzip = { file: entry.file, suffix: VARIANT_SUFFIX.gzip, size: entry.gzip.size, digest: entry.gzip.digest };
+  if (entry.br) file.br = { file: entry.file, suffix: VARIANT_SUFFIX.br, size: entry.br.size, digest: entry.br.digest, ...at };
+  if (entry.gzip) file.gzip = { file: entry.file, suffix: VARIANT_SUFFIX.gzip, size: entry.gzip.size, digest: entry.gzip.digest, ...at };
   return file;
 }

@@ -45,10 +45,25 @@ export const StaticEntry = z.strictObject({
 });
 export type StaticEntry = z.infer<typeof StaticEntry>;
 
+const Files = z.record(z.string().startsWith('/'), StaticEntry);
+
+/**
+ * A scheduled edition (src/features/news/schedule.ts): files served from `at` on, each in place
+ * of the file of the same path (or where there was none). `file` is below dist/scheduled/<at>/.
+ */
+export const StaticEdition = z.strictObject({
+  /** From when, in ms since the epoch. */
+  at: z.number().int().positive(),
+  files: Files,
+});
+export type StaticEdition = z.infer<typeof StaticEdition>;
+
 export const StaticManifest = z.strictObject({
   version: z.literal(STATIC_MANIFEST_VERSION),
   /** URL path (`/news/index.html`) to its file; directory aliases are the reader's rule (see static-files.ts). */
-  files: z.record(z.string().startsWith('/'), StaticEntry),
+  files: Files,
+  /** Scheduled editions, earliest first; absent when nothing is scheduled. */
+  editions: z.array(StaticEdition).optional(),
 });
 export type StaticManifest = z.infer<typeof StaticManifest>;
 
@@ -101,6 +116,9 @@ export function cacheControlFor(urlPath: string): string {
   // Crawlers fetch sellers.json a few times a day; hours, not days.
   if (urlPath === '/sellers.json') return 'public, max-age=3600, s-maxage=3600';
   if (urlPath.endsWith('.html') || urlPath.endsWith('/')) return 'public, max-age=0, must-revalidate';
+  // The search index's entry names its content-hashed chunks: a stale one would ask for chunks a
+  // new build no longer has (src/app/search-index.ts).
+  if (urlPath === '/pagefind/pagefind-entry.json') return 'public, max-age=0, must-revalidate';
   return 'public, max-age=3600';
 }
 

@@ -97,9 +97,15 @@ describe('two instances behind nginx on PostgreSQL and Redis', () => {
   });
 
   it('serves pages from the build itself and the APIs through the instances', async () => {
-    const page = await fetch(`${proxy}/`);
+    const page = await fetch(`${proxy}/contact/`);
     expect(page.status).toBe(200);
     expect(page.headers.get('x-request-id')).toBeNull(); // nginx answered, no instance involved
+    // What a scheduled article changes at its instant is served by the instances, by their clock.
+    for (const path of ['/', '/news/', '/rss.xml', '/sitemap-0.xml', '/pagefind/pagefind-entry.json']) {
+      const res = await fetch(`${proxy}${path}`);
+      expect(res.status, path).toBe(200);
+      expect(res.headers.get('x-request-id'), path).not.toBeNull();
+    }
     const news = await fetch(`${proxy}/api/news`);
     expect(news.status).toBe(200);
     expect(news.headers.get('ratelimit-policy')).toBe('100000;w=60');

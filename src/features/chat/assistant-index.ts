@@ -15,6 +15,7 @@ import Database from 'better-sqlite3';
 import { boundedEditDistance } from '../../lib/edit-distance.ts';
 import { INDEX_FORMAT, reversedTerm, writeAssistantIndex, type Corpus } from './index-writer.ts';
 import type { Passage } from './passages.ts';
+import { Embargoes } from './embargoes.ts';
 
 export type { Corpus } from './index-writer.ts';
 
@@ -103,7 +104,10 @@ export interface SearchOptions {
    * ranking the bounded search is tested against (its cost grows with the archive).
    */
   exhaustive?: boolean;
+  /** The clock scheduled articles are published by, ms since the epoch (default Date.now). */
+  now?: () => number;
 }
+
 
 type PassageRow = [string, 'news' | 'kb', string, string, string, string, string, string | null, string | null];
 
@@ -122,10 +126,12 @@ export class AssistantIndex {
   readonly #latest: Database.Statement<[number], NewsListing>;
 
   readonly #exhaustive: boolean;
+  readonly #embargoes: Embargoes;
 
   private constructor(db: Database.Database, options: SearchOptions) {
     this.#db = db;
     this.#exhaustive = options.exhaustive ?? false;
+    this.#embargoes = new Embargoes(db, options.now ?? Date.now);
     // Both through an index, never a scan of the passages, so opening costs the same whatever the
     // archive: passages are numbered 1..N, and knowledge passages are the ids `kb:...`.
     this.#size = (db.prepare('SELECT max(n) FROM passage').pluck().get() as number | null) ?? 0;
@@ -165,7 +171,7 @@ export class AssistantIndex {
    * Open the index file written by `astro build`, read-only. Opening reads only the schema:
    * start-up time and memory do not depend on the archive.
    */
-  static open(file: string): AssistantIndex {
+  static open(file: string, options: Pick<SearchOptions, 'now'> = {}): AssistantIndex {
     if (!existsSync(file)) throw new AssistantIndexError(file, `the build has no assistant index (${file})`, { reason: 'missing' });
     let db: Database.Database | undefined;
     try {
@@ -175,7 +181,7 @@ export class AssistantIndex {
       // 4 MiB of SQLite page cache: the vocabulary and the common terms' postings stay in it,
       // the rest is read from the operating system's file cache.
       db.pragma('cache_size = -4096');
-      return new AssistantIndex(db, {});
+      return new AssistantIndex(db, options);
     } catch (error) {
       db?.close();
       if (error instanceof AssistantIndexError) throw error;
@@ -190,8 +196,12 @@ export class AssistantIndex {
 
   /** Published articles, newest first. */
   latestNews(limit: number): NewsListing[] {
-    return this.#latest.all(limit);
+    const hidden = this.#embargoes.hidden('latest');
+    if (hidden.size === 0) return this.#latest.all(limit);
+    const rows = this.#latest.all(limit + hidden.size);
+    return rows.filter((_, i) => !hidden.has(i + 1)).slice(0, limit);
   }
+
 
   close(): void {
     this.#db.close();
@@ -207,7 +217,9 @@ export class AssistantIndex {
 
     // Scores as MiniSearch sums them: each searched word's impact times its weight, per passage.
     const candidates = new Map<number, Candidate>();
+    const hidden = this.#embargoes.hidden('passage');
     const credit = (passage: number, source: string, score: number) => {
+      if (hidden.has(passage)) return;
       const candidate = candidates.get(passage);
       if (!candidate) candidates.set(passage, { score, sources: [source] });
       else {

@@ -10,6 +10,7 @@ import { getCollection, type CollectionEntry } from 'astro:content';
 import { bodyStartLine } from './help-facts.ts';
 import type { Corpus } from './index-writer.ts';
 import { AssistantIndex } from './assistant-index.ts';
+import { buildInstant } from '../news/schedule.ts';
 
 export async function siteCorpus(): Promise<Corpus> {
   const [news, assistant] = await Promise.all([getCollection('news', (entry) => !entry.data.draft), getCollection('assistant')]);
@@ -23,6 +24,8 @@ export async function siteCorpus(): Promise<Corpus> {
       draft: entry.data.draft,
     })),
     knowledge: await Promise.all(assistant.map(knowledgeDoc)),
+    // Scheduled articles are indexed with their instant and not answered from before it.
+    builtAt: buildInstant(),
   };
 }
 

@@ -26,7 +26,7 @@ import { knowledgePassages, newsPassages, type KnowledgeDoc, type NewsDoc, type 
 import { isStopword, stem, words } from './text-terms.ts';
 
 /** Version of the tables above; bump it with any change to them or to how impacts are computed. */
-export const INDEX_FORMAT = 2;
+export const INDEX_FORMAT = 3;
 
 /** File name of the index in the build's server folder (`dist/server/`), never served. */
 export const ASSISTANT_INDEX_FILE = 'assistant-index.sqlite';
@@ -34,6 +34,11 @@ export const ASSISTANT_INDEX_FILE = 'assistant-index.sqlite';
 export interface Corpus {
   news: readonly NewsDoc[];
   knowledge: readonly KnowledgeDoc[];
+  /**
+   * The build's instant (src/features/news/schedule.ts): articles published after it are
+   * scheduled, indexed with their instant and never answered from before it. Unset: none is.
+   */
+  builtAt?: number;
 }
 
 type Field = 'title' | 'section' | 'text' | 'code' | 'context';
@@ -109,6 +114,7 @@ const SCHEMA = `
   CREATE TABLE term (term TEXT PRIMARY KEY, id INTEGER NOT NULL, reversed TEXT NOT NULL, passages INTEGER NOT NULL) WITHOUT ROWID;
   CREATE TABLE posting (term INTEGER NOT NULL, passage INTEGER NOT NULL, impact REAL NOT NULL, PRIMARY KEY (term, passage)) WITHOUT ROWID;
   CREATE TABLE latest_news (n INTEGER PRIMARY KEY, id TEXT NOT NULL, heading TEXT NOT NULL, url TEXT NOT NULL, date TEXT NOT NULL);
+  CREATE TABLE embargo (kind TEXT NOT NULL, n INTEGER NOT NULL, at INTEGER NOT NULL, PRIMARY KEY (kind, n)) WITHOUT ROWID;
 `;
 const INDEXES = `
   CREATE INDEX term_by_reversed ON term (reversed);
@@ -120,11 +126,13 @@ const INDEXES = `
  * and the knowledge base. Passage numbers follow the corpus order (news newest first, then
  * knowledge pages), which also breaks ties between equal scores.
  */
-export function writeAssistantIndex(db: Database.Database, { news, knowledge }: Corpus): void {
+export function writeAssistantIndex(db: Database.Database, { news, knowledge, builtAt }: Corpus): void {
   // An unknown or malformed placeholder fails the build here, with its file and line.
   assertHelpPages(knowledge);
   const published = publishedNewestFirst(news);
-  const passages = [...published.flatMap(newsPassages), ...knowledge.flatMap(knowledgePassages)];
+  const perArticle = published.map(newsPassages);
+  const passages = [...perArticle.flat(), ...knowledge.flatMap(knowledgePassages)];
+  const embargoes = embargoesOf(published, perArticle, builtAt);
   const count = passages.length;
 
   // Per field: each passage's term counts and length, then document frequencies and average length.
@@ -157,6 +165,7 @@ export function writeAssistantIndex(db: Database.Database, { news, knowledge }: 
   const insertTerm = db.prepare('INSERT INTO term (term, id, reversed, passages) VALUES (?, ?, ?, ?)');
   const insertPosting = db.prepare('INSERT INTO posting (term, passage, impact) VALUES (?, ?, ?)');
   const insertLatest = db.prepare('INSERT INTO latest_news (n, id, heading, url, date) VALUES (?, ?, ?, ?, ?)');
+  const insertEmbargo = db.prepare('INSERT INTO embargo (kind, n, at) VALUES (?, ?, ?)');
   db.transaction(() => {
     passages.forEach((p, i) => insertPassage.run(i + 1, p.id, p.kind, p.title, p.section, p.text, JSON.stringify(p.code), p.context, p.url ?? null, p.date ?? null));
     // Sorted, so that term ids and the posting table's key grow together (appends, no page splits).
@@ -167,9 +176,29 @@ export function writeAssistantIndex(db: Database.Database, { news, knowledge }: 
       for (let j = 0; j < list.length; j += 2) insertPosting.run(id, list[j]!, list[j + 1]!);
     });
     published.forEach((doc, i) => insertLatest.run(i + 1, doc.id, doc.heading, `/news/${doc.id}`, doc.createdAt.toISOString().slice(0, 10)));
+    for (const [kind, n, at] of embargoes) insertEmbargo.run(kind, n, at);
     db.exec(INDEXES);
   })();
   db.pragma(`user_version = ${INDEX_FORMAT}`);
+}
+
+/**
+ * The passages and latest-news rows of scheduled articles (published after `builtAt`), each with
+ * the instant it may be answered from: [kind, number, ms since the epoch].
+ */
+function embargoesOf(published: readonly NewsDoc[], perArticle: readonly Passage[][], builtAt: number | undefined): Array<['passage' | 'latest', number, number]> {
+  const rows: Array<['passage' | 'latest', number, number]> = [];
+  let first = 1;
+  published.forEach((doc, i) => {
+    const at = doc.createdAt.getTime();
+    const count = perArticle[i]!.length;
+    if (builtAt !== undefined && at > builtAt) {
+      rows.push(['latest', i + 1, at]);
+      for (let n = first; n < first + count; n++) rows.push(['passage', n, at]);
+    }
+    first += count;
+  });
+  return rows;
 }
 
 /** The index as the bytes of a SQLite file (what `astro build` writes). */

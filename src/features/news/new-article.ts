@@ -2,7 +2,7 @@
  * The pure half of `npm run news:new -- "Heading"`: the slug, the file name and the starter
  * Markdown. The CLI (jobs/cli/news-new.ts) adds the clock, the timezone and the file system.
  */
-import { ARTICLE_ID, HEADING_MAX, articleIdProblem } from './schema.ts';
+import { ARTICLE_ID, HEADING_MAX, articleIdProblem, createdAtProblem } from './schema.ts';
 
 /** Longest slug we generate; long enough to stay readable, short enough for a URL. */
 export const SLUG_MAX = 60;
@@ -59,6 +59,14 @@ export function slugify(heading: string): string {
   return slug;
 }
 
+/** `at` checked as a future publication time for `--at`; the text as written. */
+function scheduledAt(at: string, now: Date): string {
+  const problem = createdAtProblem(at);
+  if (problem) throw new NewArticleError(`--at: ${problem.replace(/^createdAt /, '')}`);
+  if (Date.parse(at) <= now.getTime()) throw new NewArticleError(`--at ${at} is not in the future; leave out --at for a draft stamped with the current time`);
+  return at;
+}
+
 /** Two-digit zero padding. */
 const pad = (n: number): string => String(n).padStart(2, '0');
 
@@ -97,7 +105,12 @@ export class NewArticleError extends Error {
  * as a JSON string, which is also a valid YAML double-quoted scalar (YAML 1.2, section 7.3.1),
  * so quotes, colons and "#" in it are safe.
  */
-export function newArticle(heading: string, now: Date, offsetMinutes: number): NewArticle {
+/**
+ * `at`: a publication time (RFC 3339 with its offset, as `createdAt` takes it) after `now`: the
+ * article is then scheduled (src/features/news/schedule.ts), not a draft, and appears at that
+ * instant once merged and built.
+ */
+export function newArticle(heading: string, now: Date, offsetMinutes: number, at?: string): NewArticle {
   const text = heading.trim().replace(/\s+/g, ' ');
   if (!text) throw new NewArticleError('give the heading of the article, e.g. npm run news:new -- "Q1 2026 transparency report"');
   if (text.length > HEADING_MAX) {
@@ -109,6 +122,7 @@ export function newArticle(heading: string, now: Date, offsetMinutes: number): N
   }
   const idProblem = articleIdProblem(slug);
   if (idProblem) throw new NewArticleError(`${idProblem}; use a longer heading`);
+  const scheduled = at === undefined ? undefined : scheduledAt(at.trim(), now);
   const contents = [
     '---',
     `heading: ${JSON.stringify(text)}`,
@@ -118,9 +132,10 @@ export function newArticle(heading: string, now: Date, offsetMinutes: number): N
     '# imageAlt: What the image shows',
     '# imageWidth: 1200',
     '# imageHeight: 630',
-    `createdAt: ${formatWithOffset(now, offsetMinutes)}`,
-    '# Set draft to false (or delete the line) to publish with the next deploy.',
-    'draft: true',
+    `createdAt: ${scheduled ?? formatWithOffset(now, offsetMinutes)}`,
+    ...(scheduled === undefined
+      ? ['# Set draft to false (or delete the line) to publish with the next deploy.', 'draft: true']
+      : ['# Scheduled: once merged and built, published at createdAt, not before. Set draft to true to hold it back.', 'draft: false']),
     '---',
     '',
     'Write the article here, in Markdown.',

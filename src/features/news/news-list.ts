@@ -57,3 +57,9 @@ export function toNewsArticle(entry: NewsEntry, site: URL | string): NewsArticle
 export function toNewsList(entries: readonly NewsEntry[], site: URL | string): NewsArticle[] {
   return publishedEntries(entries).map((entry) => toNewsArticle(entry, site));
 }
+
+/** The response of `GET /api/news` for `published` (newest first, drafts and scheduled articles left out). */
+export function newsListResponse(published: readonly NewsEntry[], site: URL | string): Response {
+  const articles = published.map((entry) => toNewsArticle(entry, site));
+  return new Response(JSON.stringify(articles), { headers: { 'content-type': 'application/json; charset=utf-8' } });
+}

@@ -16,7 +16,8 @@ export const prerender = true;
 
 export const getStaticPaths = (async () => {
   const all = await getCollection('news');
-  // As the article pages: drafts get a picture in `astro dev` only.
+  // As the article pages: drafts get a picture in `astro dev` only; scheduled articles get theirs,
+  // which the build moves into their edition (src/features/news/schedule.ts).
   const entries = import.meta.env.DEV ? newestFirst(all) : publishedEntries(all);
   const own = ownOgImageIds(entries);
   return entries.filter((entry) => own.has(entry.id)).map((entry) => ({ params: { id: entry.id }, props: { entry } }));

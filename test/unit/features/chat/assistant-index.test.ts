@@ -147,7 +147,7 @@ describe('the index file', () => {
       throw new Error(`${file} was opened`);
     };
     expect(refusal(missing)).toMatchInlineSnapshot(`"the build has no assistant index (FILE)"`);
-    expect(refusal(outdated)).toMatchInlineSnapshot(`"the assistant index (FILE) has format 3, this server reads format 2"`);
+    expect(refusal(outdated)).toMatchInlineSnapshot(`"the assistant index (FILE) has format 4, this server reads format 3"`);
     expect(refusal(garbage)).toMatchInlineSnapshot(`"the assistant index (FILE) cannot be read: file is not a database"`);
   });
 });

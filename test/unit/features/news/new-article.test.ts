@@ -127,4 +127,23 @@ describe('npm run news:new', () => {
     `);
     expect(await readdir(dir)).toEqual([]);
   });
+
+  it('--at writes a scheduled article: that createdAt, not a draft', async () => {
+    expect(await runNewsNew(['Walrus', 'region'], { ...deps(), at: '2099-01-05T09:30:00+01:00' })).toBe(0);
+    const text = await readFile(join(dir, 'walrus-region.md'), 'utf8');
+    expect(text).toContain('\ncreatedAt: 2099-01-05T09:30:00+01:00\n');
+    expect(text).toContain('\ndraft: false\n');
+  });
+
+  it('--at refuses a time without a timezone or one already past, writing nothing', async () => {
+    expect(await runNewsNew(['Walrus region'], { ...deps(), at: '2099-01-05T09:30:00' })).toBe(64);
+    expect(await runNewsNew(['Walrus region'], { ...deps(), at: '2001-01-05T09:30:00Z' })).toBe(64);
+    expect(err).toMatchInlineSnapshot(`
+      [
+        "news:new: --at: "2099-01-05T09:30:00" has no timezone: add Z (UTC) or an offset such as +01:00, e.g. 2026-01-05T09:30:00+01:00",
+        "news:new: --at 2001-01-05T09:30:00Z is not in the future; leave out --at for a draft stamped with the current time",
+      ]
+    `);
+    expect(await readdir(dir)).toEqual([]);
+  });
 });
