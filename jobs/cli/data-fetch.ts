@@ -184,20 +184,20 @@ function countingFetch(counter: { requests: number }): FetchLike {
   };
 }
 
-async function main({ values }: Cli<typeof USAGE.options>): Promise<number> {
-  const parsed = planOf(values, process.env);
-  if (parsed.kind === 'usage') throw new UsageError(parsed.message);
-  const { plan } = parsed;
-  if (plan.cacheDir !== undefined) {
-    try {
-      await makeDirectory(plan.cacheDir);
-      await access(plan.cacheDir, constants.W_OK | constants.X_OK);
-    } catch (error) {
-      process.stderr.write(`data-fetch: cannot use --cache-dir ${plan.cacheDir}: ${(error as Error).message}\n`);
-      return EXIT.cantCreate;
-    }
+/** Create the cache directory if need be and check it can be written; says why not on stderr. */
+async function usableCacheDir(dir: string): Promise<boolean> {
+  try {
+    await makeDirectory(dir);
+    await access(dir, constants.W_OK | constants.X_OK);
+    return true;
+  } catch (error) {
+    process.stderr.write(`data-fetch: cannot use --cache-dir ${dir}: ${(error as Error).message}\n`);
+    return false;
   }
+}
 
+/** SIGINT and SIGTERM abort the run (once each); `by` says which came, `dispose` stops listening. */
+function interruptions(): { signal: AbortSignal; by: () => 'SIGINT' | 'SIGTERM' | undefined; dispose: () => void } {
   const controller = new AbortController();
   let interruptedBy: 'SIGINT' | 'SIGTERM' | undefined;
   const onSignal = (signal: 'SIGINT' | 'SIGTERM') => () => {
@@ -208,6 +208,22 @@ async function main({ values }: Cli<typeof USAGE.options>): Promise<number> {
   const onTerm = onSignal('SIGTERM');
   process.once('SIGINT', onInt);
   process.once('SIGTERM', onTerm);
+  return {
+    signal: controller.signal,
+    by: () => interruptedBy,
+    dispose: () => {
+      process.off('SIGINT', onInt);
+      process.off('SIGTERM', onTerm);
+    },
+  };
+}
+
+async function main({ values }: Cli<typeof USAGE.options>): Promise<number> {
+  const parsed = planOf(values, process.env);
+  if (parsed.kind === 'usage') throw new UsageError(parsed.message);
+  const { plan } = parsed;
+  if (plan.cacheDir !== undefined && !(await usableCacheDir(plan.cacheDir))) return EXIT.cantCreate;
+  const interrupt = interruptions();
 
   // A bar on a terminal, a line every few seconds elsewhere; on stderr so stdout stays data.
   let bar: Progress | undefined;
@@ -219,7 +235,7 @@ async function main({ values }: Cli<typeof USAGE.options>): Promise<number> {
     from: plan.from,
     to: plan.to,
     baseUrl: plan.baseUrl,
-    signal: controller.signal,
+    signal: interrupt.signal,
     concurrency: plan.concurrency,
     token: plan.token,
     // No --cache-dir: nothing outlives this process, so no cache at all.
@@ -249,6 +265,7 @@ async function main({ values }: Cli<typeof USAGE.options>): Promise<number> {
     return EXIT.ok;
   } catch (error) {
     bar?.stop();
+    const interruptedBy = interrupt.by();
     if (interruptedBy !== undefined) {
       process.stderr.write(`data-fetch: interrupted by ${interruptedBy}\n`);
       return interruptedBy === 'SIGINT' ? 130 : 143;
@@ -261,8 +278,7 @@ async function main({ values }: Cli<typeof USAGE.options>): Promise<number> {
     process.stderr.write(`data-fetch: ${describeFailure(error)}${resumable}\n`);
     return code;
   } finally {
-    process.off('SIGINT', onInt);
-    process.off('SIGTERM', onTerm);
+    interrupt.dispose();
   }
 }
 
