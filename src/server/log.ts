@@ -27,8 +27,33 @@ export interface LogOptions {
 /** Each logger's secret redactor, for the access log's own writes (createRequestLog). */
 const redactors = new WeakMap<Logger, SecretRedactor>();
 
+/**
+ * Most bytes of log lines that wait for stdout when writes are asynchronous (production). pino's
+ * destination (sonic-boom) buffers without a limit by default: when stdout drains slower than a
+ * flood writes lines (a terminal, a stalled pipe to a log collector), every request's line stayed
+ * in memory. Past this bound lines are dropped, and one warning a second says how many.
+ */
+export const LOG_BUFFER_MAX_BYTES = 4 * 1024 * 1024;
+
+/** stdout through sonic-boom; asynchronous (`buffered`) writes wait in a bounded buffer. */
+function stdoutDestination(buffered: boolean): { destination: pino.DestinationStream; reportDrops: (log: Logger) => void } {
+  const destination = pino.destination({ dest: 1, sync: !buffered, minLength: buffered ? 4096 : 0, ...(buffered ? { maxLength: LOG_BUFFER_MAX_BYTES } : {}) });
+  const reportDrops = (log: Logger) => {
+    let dropped = 0;
+    destination.on('drop', () => {
+      if (dropped++ > 0) return;
+      setTimeout(() => {
+        log.warn({ droppedLines: dropped }, 'log lines dropped: stdout did not keep up');
+        dropped = 0;
+      }, 1_000).unref();
+    });
+  };
+  return { destination, reportDrops };
+}
+
 export function createLogger({ level, buffered = false, stream, secrets = [] }: LogOptions): Logger {
-  const destination = stream ?? pino.destination({ dest: 1, sync: !buffered, minLength: buffered ? 4096 : 0 });
+  const stdout = stream === undefined ? stdoutDestination(buffered) : undefined;
+  const destination = stream ?? stdout!.destination;
   const redact = secretRedactor(secrets);
   const log = pino(
     {
@@ -44,6 +69,7 @@ export function createLogger({ level, buffered = false, stream, secrets = [] }: 
     destination,
   );
   redactors.set(log, redact);
+  stdout?.reportDrops(log);
   return log;
 }
 
