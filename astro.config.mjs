@@ -9,6 +9,7 @@ import { devServices } from './src/app/dev-integration.ts';
 import { scheduleIntegration } from './src/app/schedule-integration.ts';
 import { serverBundle } from './src/app/server-bundle.ts';
 import { articleLastmods } from './src/features/news/article-meta.ts';
+import { newsLinks } from './src/app/news-links-integration.ts';
 import { staticManifestIntegration } from './src/server/precompress.ts';
 
 // Pages and the read APIs are prerendered (`output: 'static'`); only routes that opt out with
@@ -44,11 +45,13 @@ export default defineConfig({
   // dist/scheduled/ (each edition's sitemap with it) and writes the search index
   // (src/app/schedule-integration.ts, src/app/search-index.ts); after the sitemap, before the manifest.
   // assistantIndex moves the assistant's index out of the public files (first, before any other
-  // hook looks at dist/client). staticManifestIntegration comes last: it precompresses
+  // hook looks at dist/client). newsLinks fails the build on an article's related link that no
+  // page of the site answers. staticManifestIntegration comes last: it precompresses
   // dist/client and describes it for the server (src/server/precompress.ts) once every other
   // integration has written its files.
   integrations: [
     assistantIndex(),
+    newsLinks(),
     sitemap({ customPages: [new URL('/stats/', site).href], serialize: withLastmod, filter: (page) => !new URL(page).pathname.startsWith('/scheduled-editions/') }),
     devServices(),
     serverBundle(),

@@ -13,7 +13,7 @@
  * Only a full run of every scenario replaces bench/RESULTS.md; --quick and --only runs write
  * theirs into their work folder.
  *
- * Scenario ids for --only: the HTTP ones in scenarios/http.ts, and chat, junk-flood, materialize, build, scale, search.
+ * Scenario ids for --only: the HTTP ones in scenarios/http.ts, and chat, junk-flood, write-lock, materialize, build, scale, search.
  * --quick leaves scale out unless --only names it (then 10 and 1,000 articles, short floods).
  * The cache-hit and 429 scenarios also run the Fastify peer (peers/fastify.ts) in the same rounds.
  * Everything it creates lives in a fresh /tmp/bench-run-XXXXXX (a seeded database, a build, logs,
@@ -38,6 +38,7 @@ import { startCommand } from './lib/start-command.ts';
 import { commitOf, machine } from './lib/system.ts';
 import { runAstroBuild } from './scenarios/astro-build.ts';
 import { runChat } from './scenarios/chat.ts';
+import { runWriteLock } from './scenarios/write-lock.ts';
 import { HTTP_SCENARIOS, loadSpec, runHttpScenario, type HttpContext, type HttpOutcome, type Instances } from './scenarios/http.ts';
 import { compareWithCli, prepareEvents, profileMaterialize, rematerializeDay, SQLITE_CLI_MISSING } from './scenarios/materialize.ts';
 import { floodPaths, runScale } from './scenarios/scale.ts';
@@ -283,6 +284,13 @@ async function runServers(results: Results): Promise<void> {
       say('running chat: POST /api/chat time to first byte');
       results.chat = await runChat(instances.main, settings);
       say(`  TTFB p50 ${results.chat.result.p50.toFixed(1)} ms, p99 ${results.chat.result.p99.toFixed(1)} ms: ${results.chat.met ? 'met' : 'NOT met'}`);
+    }
+    // Last on the main instance: it holds the database's write lock for a few seconds.
+    if (wanted('write-lock')) {
+      say('running write-lock: /healthz, a read and contacts while another process holds the SQLite write lock');
+      results.writeLock = await runWriteLock(instances.main, db, context.settledPath);
+      const w = results.writeLock;
+      say(`  /healthz ${w.healthzMs.map((m) => m.toFixed(1)).join(', ')} ms; read ${w.readMs.toFixed(1)} ms; contacts ${w.contactStatuses.join(', ')} after ${w.contactMs.map((m) => m.toFixed(0)).join(', ')} ms: ${w.met ? 'met' : 'NOT met'}${w.invalid ? ` (${w.invalid})` : ''}`);
     }
   } finally {
     for (const [name, server] of Object.entries(instances)) {

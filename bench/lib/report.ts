@@ -2,6 +2,7 @@
 import type { BuildOutcome } from '../scenarios/astro-build.ts';
 import { BUILD_TARGET_SECONDS } from '../scenarios/astro-build.ts';
 import { CHAT_TARGET, type ChatOutcome } from '../scenarios/chat.ts';
+import { writeLockRow, type WriteLockOutcome } from '../scenarios/write-lock.ts';
 import { describeTarget, type HttpOutcome } from '../scenarios/http.ts';
 import { REMATERIALIZE_TARGET_MS, type DayOutcome, type MaterializeOutcome } from '../scenarios/materialize.ts';
 import { searchSection, type SearchOutcome } from '../scenarios/search.ts';
@@ -24,6 +25,8 @@ export interface Results {
   commitAfter?: string;
   http: HttpOutcome[];
   chat?: ChatOutcome;
+  /** /healthz, a read and contacts while another process holds the SQLite write lock. */
+  writeLock?: WriteLockOutcome;
   /** Peak RSS (VmHWM) of each server instance after its scenarios. */
   rss: Array<{ name: string; mb: number }>;
   materialize?: MaterializeOutcome;
@@ -103,6 +106,7 @@ function otherTable(r: Results): string[] {
       `| POST /api/chat, built-in assistant, time to first byte at ${r.settings.chatWorkers} clients | p50 ${ms(c.p50)} ms, p99 ${ms(c.p99)} ms, max ${ms(c.max)} ms (${int(c.requests)} replies) | - | - | p50 <= ${CHAT_TARGET.p50Ms} ms, p99 <= ${CHAT_TARGET.p99Ms} ms | ${verdict(r.chat.met)}${r.chat.invalid ? ` (invalid: ${r.chat.invalid})` : ''} |`,
     );
   }
+  if (r.writeLock) rows.push(writeLockRow(r.writeLock));
   if (r.rss.length > 0) {
     const peak = Math.max(...r.rss.map((x) => x.mb));
     const detail = r.rss.map((x) => `${x.name} ${ms(x.mb)} MB`).join(', ');
@@ -216,7 +220,7 @@ export function renderResults(r: Results, notes?: string): string {
   const m = r.machine;
   const s = r.settings;
   const load = (l: readonly number[] | undefined) => (l ? l.map((x) => x.toFixed(2)).join(' / ') : '?');
-  const unmet = r.http.filter((o) => !o.met).length + (r.chat && !r.chat.met ? 1 : 0);
+  const unmet = r.http.filter((o) => !o.met).length + (r.chat && !r.chat.met ? 1 : 0) + (r.writeLock && !r.writeLock.met ? 1 : 0);
   return [
     '# Benchmark results',
     '',

@@ -1,6 +1,6 @@
 /**
  * `npm run contact:erase -- --email ada@example.com`: delete one person's contact submissions,
- * and with them their webhook deliveries still pending (GDPR art. 17, the right to erasure), and
+ * and with them their deliveries still pending (GDPR art. 17, the right to erasure), and
  * say how many. The address is matched case-insensitively (Ada@Example.com finds
  * ada@example.com). Reads DATABASE_URL like the server. Before deleting anything it records the
  * erasure in the erasure ledger (src/features/contact/erasure-ledger.server.ts), so that restoring
@@ -19,7 +19,7 @@ const USAGE = {
   options: { email: { type: 'string' } },
   details: [
     '  --email  delete every contact submission from this address (matched case-insensitively),',
-    '           pending webhook deliveries included, and print how many',
+    '           pending deliveries included, and print how many',
   ].join('\n'),
 } as const;
 
@@ -46,7 +46,7 @@ if (import.meta.main) {
     }
     const result = await eraseSubmissionsByEmail(handle, email);
     if (result.error) throw new CommandFailed(`erasure stopped after ${plural(result.submissions, 'submission')}`, { cause: result.error });
-    const deliveries = plural(result.pendingDeliveries, 'pending webhook delivery', 'pending webhook deliveries');
+    const deliveries = plural(result.pendingDeliveries, 'pending delivery', 'pending deliveries');
     stdout.write(`erased ${plural(result.submissions, 'submission')} and ${deliveries} of ${email} (address matched case-insensitively) from ${handle.target}\n`);
     return 0;
   });

@@ -1,6 +1,6 @@
 /**
- * `npm run -s contact:export -- [--since YYYY-MM-DD] [--bom]`: every contact submission as CSV on
- * stdout, for the team that answers them. Columns and quoting: src/features/contact/contact-csv.ts.
+ * `npm run -s contact:export -- [--since YYYY-MM-DD] [--spam] [--bom]`: every contact submission
+ * as CSV on stdout, for the team that answers them; spam is left out, and `--spam` lists it alone. Columns and quoting: src/features/contact/contact-csv.ts.
  * Reads DATABASE_URL like the server (brings the schema up to date first, so a fresh database
  * exports just the header). Exit codes: run-cli.ts.
  */
@@ -15,9 +15,9 @@ export function sinceMs(text: string): number | undefined {
 }
 
 const USAGE = {
-  synopsis: 'npm run -s contact:export -- [--since YYYY-MM-DD] [--bom] > contacts.csv',
-  options: { since: { type: 'string' }, bom: { type: 'boolean' } },
-  details: '  --since  only submissions made on or after that UTC day\n  --bom    start with a UTF-8 byte order mark (for Excel)',
+  synopsis: 'npm run -s contact:export -- [--since YYYY-MM-DD] [--spam] [--bom] > contacts.csv',
+  options: { since: { type: 'string' }, spam: { type: 'boolean' }, bom: { type: 'boolean' } },
+  details: '  --since  only submissions made on or after that UTC day\n  --spam   only the submissions judged spam (left out otherwise), with the reason\n  --bom    start with a UTF-8 byte order mark (for Excel)',
 } as const;
 
 if (import.meta.main) {
@@ -29,8 +29,9 @@ if (import.meta.main) {
     }
     const handle = await db();
     try {
-      const { rows } = await writeSubmissionsCsv(handle, stdout, { since, bom: values.bom ?? false });
-      stderr.write(`${rows} submission${rows === 1 ? '' : 's'} exported from ${handle.target}\n`);
+      const spam = values.spam ?? false;
+      const { rows } = await writeSubmissionsCsv(handle, stdout, { since, spam, bom: values.bom ?? false });
+      stderr.write(`${rows} ${spam ? 'spam ' : ''}submission${rows === 1 ? '' : 's'} exported from ${handle.target}\n`);
       return 0;
     } catch (error) {
       // The reader went away (`| head`): what was wanted has been written.

@@ -37,8 +37,24 @@ import { createDiskCache, makeDirectory } from '../../src/client/disk-cache.ts';
 import { EX_CANTCREAT, EX_DATAERR, EX_NOPERM, EX_SOFTWARE, EX_TEMPFAIL, EX_UNAVAILABLE, EX_USAGE } from '../../src/app/exit-codes.ts';
 import { progress, type Progress } from './progress-bar.ts';
 import { type Cli, type CliValues, runCli, UsageError } from './run-cli.ts';
+import { interruptions } from './interruptions.ts';
 
+/** The server's own default address (src/app/config.ts: HOST 127.0.0.1, PORT 4321). */
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:4321';
+
+/**
+ * Where `npm start` listens with the same environment: HOST and PORT (an unspecified HOST,
+ * 0.0.0.0 or ::, is reached on loopback), else the server's defaults. Before, 4321 was assumed
+ * whatever PORT the site ran on. An unusable PORT (not 1-65535) falls back to the default, and
+ * --base-url always wins.
+ */
+export function defaultBaseUrl(env: Record<string, string | undefined>): string {
+  const port = env['PORT']?.trim();
+  const host = env['HOST']?.trim() || '127.0.0.1';
+  const portOk = port !== undefined && /^\d{1,5}$/.test(port) && Number(port) >= 1 && Number(port) <= 65_535;
+  const reachable = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  return `http://${reachable}:${portOk ? Number(port) : 4321}`;
+}
 /** Where the API key is read from when --token is not given. */
 export const TOKEN_ENV = 'DATA_API_TOKEN';
 
@@ -48,7 +64,7 @@ export const USAGE = {
     from: { type: 'string' },
     to: { type: 'string' },
     format: { type: 'string', default: 'csv' },
-    'base-url': { type: 'string', default: DEFAULT_BASE_URL },
+    'base-url': { type: 'string' },
     'cache-dir': { type: 'string' },
     concurrency: { type: 'string' },
     token: { type: 'string' },
@@ -56,7 +72,7 @@ export const USAGE = {
   details: [
     '  --from, --to   the first and last UTC day, YYYY-MM-DD (required; any range, fetched a month per request)',
     '  --format       csv or json (default csv)',
-    `  --base-url     the server (default ${DEFAULT_BASE_URL})`,
+    `  --base-url     the server (default: http://HOST:PORT as npm start listens with this environment, ${DEFAULT_BASE_URL} without them)`,
     '  --cache-dir    keep settled days there and read them back next time (default: no cache)',
     `  --concurrency  requests in flight, 1 to ${CONCURRENCY.max} (default ${CONCURRENCY.default})`,
     `  --token        an API key, sent as Bearer (default: ${TOKEN_ENV}, else none: anonymous limits)`,
@@ -107,7 +123,7 @@ function planOf(values: CliValues<typeof USAGE.options>, env: Record<string, str
       from: values.from,
       to: values.to,
       format: values.format,
-      baseUrl: values['base-url'],
+      baseUrl: values['base-url'] ?? defaultBaseUrl(env),
       cacheDir: values['cache-dir'],
       concurrency: concurrency === undefined ? undefined : Number(concurrency),
       // Empty counts as unset, as for the server's variables.
@@ -194,28 +210,6 @@ async function usableCacheDir(dir: string): Promise<boolean> {
     process.stderr.write(`data-fetch: cannot use --cache-dir ${dir}: ${(error as Error).message}\n`);
     return false;
   }
-}
-
-/** SIGINT and SIGTERM abort the run (once each); `by` says which came, `dispose` stops listening. */
-function interruptions(): { signal: AbortSignal; by: () => 'SIGINT' | 'SIGTERM' | undefined; dispose: () => void } {
-  const controller = new AbortController();
-  let interruptedBy: 'SIGINT' | 'SIGTERM' | undefined;
-  const onSignal = (signal: 'SIGINT' | 'SIGTERM') => () => {
-    interruptedBy = signal;
-    controller.abort();
-  };
-  const onInt = onSignal('SIGINT');
-  const onTerm = onSignal('SIGTERM');
-  process.once('SIGINT', onInt);
-  process.once('SIGTERM', onTerm);
-  return {
-    signal: controller.signal,
-    by: () => interruptedBy,
-    dispose: () => {
-      process.off('SIGINT', onInt);
-      process.off('SIGTERM', onTerm);
-    },
-  };
 }
 
 async function main({ values }: Cli<typeof USAGE.options>): Promise<number> {

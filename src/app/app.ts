@@ -119,7 +119,7 @@ function readinessCheck(db: DbHandle, log: Logger): () => Promise<void> {
  * not keep timers alive); the returned stop ends it before the database closes.
  */
 function startBackground(services: Services): () => Promise<void> {
-  const outbox = services.config.JOBS_ENABLED ? startOutbox({ services, intervalMs: 15_000 }) : undefined;
+  const outbox = services.config.JOBS_ENABLED ? startOutbox({ services }) : undefined;
   const jobs = startJobs({ services });
   // The metrics registry's Meter goes here once the composition root has one.
   const backups = startBackups({ services, meter: NO_METER });

@@ -1,14 +1,17 @@
 /**
  * The one validated configuration. Read once at start-up by `loadConfig(process.env)`; a bad
  * value throws a `ConfigError` whose message names each offending variable and what it expects.
- * Every variable is documented in README.md ("Configuration"); keep the two in step.
+ * Every variable is documented in docs/operators.md ("Configuration"); keep the two in step.
  */
 import { validate as validCron } from 'node-cron';
 import { z } from 'zod';
 import { DEFAULT_IPV6_PREFIX, type TrustProxy } from '../features/ratelimit/client-key.ts';
 import { RATE_LIMIT_DEFAULTS } from '../features/ratelimit/policies.ts';
 import { WebhookSecret } from '../features/contact/webhook-signing.ts';
+import { MailboxListSetting, MailboxSetting, SmtpUrl } from '../features/contact/notify-settings.ts';
+import { ScheduleText } from '../features/contact/retry-schedule.ts';
 import { siteOrigins } from '../features/contact/contact-request.ts';
+import { isLoopbackHost, refusedRange } from '../lib/outbound-guard.ts';
 import { redactUrl, redactUrlsIn } from '../lib/redact-url.ts';
 import { bool, databaseUrl, DEFAULT_DATABASE_URL, httpUrlWithoutCredentials, list, llmBaseUrl, origin, parseOrigin, parsePort, positiveInt, trustProxy } from './config-values.ts';
 
@@ -109,6 +112,22 @@ export const EnvSchema = z.object({
    * verifies challenges); unset leaves it off. Never echoed.
    */
   CONTACT_ALTCHA_HMAC_KEY: z.string().min(32, 'must be at least 32 characters, e.g. the output of `openssl rand -hex 32`').optional(),
+
+  // Contact operations: e-mail to the team and the delivery schedule (docs/operators.md,
+  // "E-mail notification" and "Delivery log and redelivery").
+  /** SMTP server the team's notifications go through: smtp:// or smtps://, optional user:password@. Never echoed with its password. */
+  CONTACT_NOTIFY_SMTP_URL: SmtpUrl.optional(),
+  /** Who gets a notification of each submission: one or more addresses, comma-separated. */
+  CONTACT_NOTIFY_TO: MailboxListSetting.optional(),
+  /** The notifications' From address; the first of CONTACT_NOTIFY_TO when unset. */
+  CONTACT_NOTIFY_FROM: MailboxSetting.optional(),
+  /** Attempts per delivery before it is `failed` (the first included); one more than the schedule's delays when unset. */
+  CONTACT_DELIVERY_ATTEMPTS: positiveInt.max(100, 'must be at most 100').optional(),
+  /** Delays before each retry, comma-separated (`30s,2m,...`); the last repeats if the attempts need more. */
+  CONTACT_DELIVERY_SCHEDULE: ScheduleText.optional(),
+  /** How often the outbox looks for due deliveries, in ms (a redelivery goes out within this). */
+  CONTACT_OUTBOX_INTERVAL_MS: positiveInt.max(3_600_000, 'must be at most 3600000 (an hour)').default(5_000),
+
   /** Run the scheduled jobs in this process (set false on instances that should only serve). */
   JOBS_ENABLED: bool('JOBS_ENABLED').default(true),
 
@@ -161,7 +180,7 @@ export class ConfigError extends Error {
 
 /** The one line on stderr for a ConfigError before a server exits 78 (`npm start`, `npm run dev`). */
 export function configErrorLine(error: ConfigError): string {
-  return `${error.message}. See README.md, section "Configuration".`;
+  return `${error.message}. See docs/operators.md, section "Configuration".`;
 }
 
 /** Variables whose value is never echoed in a configuration error. */
@@ -184,7 +203,7 @@ export function secretValues(config: Readonly<Config>): string[] {
   }
   const webhookSecret = config.CONTACT_WEBHOOK_SECRET;
   if (webhookSecret !== undefined) values.push(webhookSecret.slice(webhookSecret.indexOf('_') + 1));
-  for (const url of [config.DATABASE_URL, config.REDIS_URL]) {
+  for (const url of [config.DATABASE_URL, config.REDIS_URL, config.CONTACT_NOTIFY_SMTP_URL]) {
     const parsed = url === undefined ? undefined : URL.parse(url);
     if (parsed === undefined || parsed === null) continue;
     // A lone username is often a token (redis://TOKEN@host); beside a password it is a name.
@@ -229,8 +248,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if ((rest.LLM_BASE_URL === undefined) !== (rest.LLM_MODEL === undefined)) {
     throw new ConfigError(['LLM_BASE_URL and LLM_MODEL: set both to use an LLM, or neither for the built-in assistant']);
   }
+  const privateHook = privateWebhookProblem(rest.CONTACT_WEBHOOK_URL, rest.CONTACT_WEBHOOK_ALLOW_PRIVATE);
+  if (privateHook) throw new ConfigError([privateHook]);
   if (rest.SITE_CLOCK_OFFSET_MS !== 0 && rest.NODE_ENV === 'production') {
     throw new ConfigError(['SITE_CLOCK_OFFSET_MS: only for tests; it is refused when NODE_ENV is production (the default)']);
+  }
+  if ((rest.CONTACT_NOTIFY_SMTP_URL === undefined) !== (rest.CONTACT_NOTIFY_TO === undefined) || (rest.CONTACT_NOTIFY_FROM !== undefined && rest.CONTACT_NOTIFY_TO === undefined)) {
+    throw new ConfigError(['CONTACT_NOTIFY_SMTP_URL and CONTACT_NOTIFY_TO: set both to e-mail each submission to the team (CONTACT_NOTIFY_FROM optional), or neither']);
   }
   const siteUrl = SITE_URL ?? listenOrigin(rest.HOST, rest.PORT);
   return {
@@ -253,6 +277,22 @@ export function resolveOrigin(config: Config, boundOrigin: string): Readonly<Con
   return Object.freeze({ ...config, SITE_URL: boundOrigin, ALLOWED_ORIGINS: Object.freeze([...allowed]) as string[] });
 }
 
+
+/**
+ * A CONTACT_WEBHOOK_URL whose host is written as a loopback, private or other non-public
+ * address (or localhost) is refused by the outbox at every delivery unless
+ * CONTACT_WEBHOOK_ALLOW_PRIVATE is set: say so at start-up instead of after the first stored
+ * submission. A host name that resolves to such an address is still judged at each delivery
+ * (DNS may change; the connect-time guard of src/lib/outbound-guard.ts). Only the host is
+ * quoted: the URL's path and query may be its secret.
+ */
+function privateWebhookProblem(url: string | undefined, allowPrivate: boolean): string | undefined {
+  if (url === undefined || allowPrivate) return undefined;
+  const host = new URL(url).hostname;
+  const range = isLoopbackHost(host) || host.endsWith('.localhost') ? 'loopback' : refusedRange(host);
+  if (range === undefined || range === 'not an IP address') return undefined;
+  return `CONTACT_WEBHOOK_URL: ${host} is a ${range} address, where the outbox refuses to deliver; set CONTACT_WEBHOOK_ALLOW_PRIVATE=true if the receiver is on this network on purpose`;
+}
 
 function listenOrigin(host: string, port: number): string {
   const h = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;

@@ -127,7 +127,10 @@ function warnIfBuiltForAnotherOrigin(cfg: Config): void {
 async function failStart(failure: Failure, error: unknown): Promise<never> {
   // stderr gets what the log line gets: no URL password, no configured secret.
   const line = secretRedactor(secretValues(config))(redactUrlsIn(failure.line));
-  log.fatal({ exitCode: failure.exitCode, ...(failure.unexpected ? { err: error } : {}) }, line);
+  // One line, on stderr, as for a configuration error: a terminal or a journal that shows both
+  // streams printed it twice when the log repeated it. Only an unexpected failure (a bug) also
+  // goes to the log, with the stack the one line leaves out.
+  if (failure.unexpected) log.fatal({ exitCode: failure.exitCode, err: error }, line);
   flushLogger(log);
   process.stderr.write(`${line}\n`);
   if (app !== undefined) {

@@ -15,12 +15,57 @@ export interface ContactSubmissionTable {
   message: string | null;
   /** Client-chosen key that makes a retried submission store once (header Idempotency-Key). */
   idempotency_key: string | null;
-  /** Outbox state for webhook forwarding: none (no webhook), pending, delivered. */
-  delivery_status: Generated<'none' | 'pending' | 'delivered'>;
+  /**
+   * Outbox hand-over: `none` (nothing to send: no channel was configured, or spam), `pending`
+   * (the outbox creates its deliveries once next_attempt_at is due), `dispatched` (its deliveries,
+   * table contact_delivery, exist). `delivered` only before migration 0006.
+   */
+  delivery_status: Generated<'none' | 'pending' | 'dispatched' | 'delivered'>;
+  /** Before migration 0006 only: the delivery state now lives in contact_delivery. */
   delivery_attempts: Generated<number>;
+  /** When the outbox should create the deliveries (status `pending`). */
   next_attempt_at: number | null;
+  /** Before migration 0006 only. */
   delivered_at: number | null;
+  /** Before migration 0006 only. */
   last_error: string | null;
+  /** Why the submission was judged spam (src/features/contact/spam.ts); null when it is not. Spam is never delivered. */
+  spam_reason: string | null;
+}
+
+export type DeliveryChannelName = 'webhook' | 'email';
+export type DeliveryState = 'pending' | 'delivered' | 'failed';
+
+/** One submission's delivery through one channel (src/features/contact/outbox.server.ts). */
+export interface ContactDeliveryTable {
+  id: Generated<number>;
+  submission_id: number;
+  channel: DeliveryChannelName;
+  /** `pending` until a 2xx / accepted mail (`delivered`) or the last attempt of the schedule failed (`failed`). */
+  state: DeliveryState;
+  /** Attempts in the current round: a redelivery starts a new round at 0. Every attempt is in contact_delivery_attempt. */
+  attempts: number;
+  /** Epoch ms the next attempt is due (also a claim's lease); null when none is (settled, or paused as spam). */
+  next_attempt_at: number | null;
+  created_at: number;
+  delivered_at: number | null;
+  failed_at: number | null;
+  /** The last failed attempt's error, kept after delivery is given up. */
+  last_error: string | null;
+}
+
+/** One attempt of one delivery, kept for the delivery log. */
+export interface ContactDeliveryAttemptTable {
+  id: Generated<number>;
+  delivery_id: number;
+  /** Epoch ms the attempt started. */
+  attempted_at: number;
+  duration_ms: number;
+  outcome: 'delivered' | 'failed';
+  /** The webhook's HTTP status or the mail server's SMTP reply code, when it answered. */
+  response_code: number | null;
+  /** What went wrong; null for a delivered attempt. */
+  error: string | null;
 }
 
 export interface EventTable {
@@ -82,6 +127,8 @@ export interface Database {
   health_probe: HealthProbeTable;
   api_key: ApiKeyTable;
   contact_altcha_used: ContactAltchaUsedTable;
+  contact_delivery: ContactDeliveryTable;
+  contact_delivery_attempt: ContactDeliveryAttemptTable;
 }
 
 export type ContactSubmissionRow = Selectable<ContactSubmissionTable>;
@@ -89,3 +136,5 @@ export type NewContactSubmission = Insertable<ContactSubmissionTable>;
 export type DailyStatRow = Selectable<DailyStatTable>;
 export type NewEvent = Insertable<EventTable>;
 export type ApiKeyRow = Selectable<ApiKeyTable>;
+export type ContactDeliveryRow = Selectable<ContactDeliveryTable>;
+export type ContactDeliveryAttemptRow = Selectable<ContactDeliveryAttemptTable>;

@@ -16,8 +16,13 @@ export type { Logger };
 
 export interface LogOptions {
   level: LevelWithSilent;
-  /** Buffer writes (4 KiB) instead of a syscall per line; flushed on shutdown. */
+  /**
+   * Buffer writes (4 KiB) instead of a syscall per line; what waits is written at least every
+   * `flushIntervalMs` and on shutdown.
+   */
   buffered?: boolean;
+  /** How long a buffered line may wait, ms (default LOG_FLUSH_INTERVAL_MS). */
+  flushIntervalMs?: number;
   /** Destination stream; stdout by default. Tests pass a collecting stream. */
   stream?: NodeJS.WritableStream;
   /** The configured secret values (src/app/config.ts `secretValues`): never written, in any form. */
@@ -35,25 +40,28 @@ const redactors = new WeakMap<Logger, SecretRedactor>();
  */
 export const LOG_BUFFER_MAX_BYTES = 4 * 1024 * 1024;
 
-/** stdout through sonic-boom; asynchronous (`buffered`) writes wait in a bounded buffer. */
-function stdoutDestination(buffered: boolean): { destination: pino.DestinationStream; reportDrops: (log: Logger) => void } {
-  const destination = pino.destination({ dest: 1, sync: !buffered, minLength: buffered ? 4096 : 0, ...(buffered ? { maxLength: LOG_BUFFER_MAX_BYTES } : {}) });
-  const reportDrops = (log: Logger) => {
-    let dropped = 0;
-    destination.on('drop', () => {
-      if (dropped++ > 0) return;
-      setTimeout(() => {
-        log.warn({ droppedLines: dropped }, 'log lines dropped: stdout did not keep up');
-        dropped = 0;
-      }, 1_000).unref();
-    });
-  };
-  return { destination, reportDrops };
+/**
+ * The longest a buffered line waits before it is written, ms. Under load the 4 KiB buffer fills
+ * and is written long before; an idle server's one warning waited for the next 4 KiB, minutes,
+ * or for SIGTERM. One write a second costs nothing next to a write per line.
+ */
+export const LOG_FLUSH_INTERVAL_MS = 1_000;
+
+/** Count the lines a full buffer dropped, and say how many once a second (through `log`). */
+function reportDrops(boom: pino.DestinationStream & NodeJS.EventEmitter, log: Logger): void {
+  let dropped = 0;
+  boom.on('drop', () => {
+    if (dropped++ > 0) return;
+    setTimeout(() => {
+      log.warn({ droppedLines: dropped }, 'log lines dropped: stdout did not keep up');
+      dropped = 0;
+    }, 1_000).unref();
+  });
 }
 
-export function createLogger({ level, buffered = false, stream, secrets = [] }: LogOptions): Logger {
-  const stdout = stream === undefined ? stdoutDestination(buffered) : undefined;
-  const destination = stream ?? stdout!.destination;
+export function createLogger({ level, buffered = false, flushIntervalMs = LOG_FLUSH_INTERVAL_MS, stream, secrets = [] }: LogOptions): Logger {
+  const boom = stream ? undefined : pino.destination({ dest: 1, sync: !buffered, minLength: buffered ? 4096 : 0, ...(buffered ? { maxLength: LOG_BUFFER_MAX_BYTES } : {}) });
+  const destination = stream ?? boom!;
   const redact = secretRedactor(secrets);
   const log = pino(
     {
@@ -69,7 +77,18 @@ export function createLogger({ level, buffered = false, stream, secrets = [] }: 
     destination,
   );
   redactors.set(log, redact);
-  stdout?.reportDrops(log);
+  if (boom && buffered) {
+    // Unref'd: it never keeps the process alive; it dies with the process, as the logger does.
+    setInterval(() => {
+      try {
+        pendingRequestLines.get(log)?.();
+        boom.flush();
+      } catch {
+        // A destination closed at shutdown: nothing left to write.
+      }
+    }, flushIntervalMs).unref();
+  }
+  if (boom && buffered) reportDrops(boom, log);
   return log;
 }
 

@@ -39,7 +39,7 @@ describe('the ALTCHA example of the integrators guide', () => {
       await server?.stop();
     });
 
-    it('solves the challenge, submits, and prints each step', { timeout: 60_000 }, async () => {
+    it('solves the challenge, submits, and prints each step', { timeout: 240_000 }, async () => {
       const run = await runExample(server.url);
       expect(run.code, run.stderr).toBe(0);
       expect(run.stdout).toMatch(/^challenge: 200\nsolved in \d+ ms\ncontact: 200 \{"success":true\}\n$/);

@@ -108,7 +108,7 @@ describe.each(ENGINES)('contact submissions across a SIGKILL of the server on %s
     await temp?.drop();
   });
 
-  it('stores every submission answered 200 exactly once, and resent ones once too', { timeout: 120_000 }, async () => {
+  it('stores every submission answered 200 exactly once, and resent ones once too', { timeout: 300_000 }, async () => {
     temp = engine === 'postgres' ? await createTempDatabase('durability') : undefined;
     const databaseUrl = temp?.url ?? tempSqliteUrl();
     const env = { DATABASE_URL: databaseUrl, ...HIGH_LIMITS };

@@ -70,7 +70,7 @@ beforeAll(async () => {
   const started = await startDev({ DATABASE_URL: databaseFile, JOBS_ENABLED: 'false' });
   ({ dev, base } = started);
   written = started.written;
-}, 90_000);
+}, 240_000);
 
 afterAll(async () => {
   await dev?.stop('SIGTERM', 10_000);
@@ -82,7 +82,7 @@ describe('the dev server', () => {
     expect(written()).toMatch(new RegExp(`Local +${base.replaceAll('.', '\\.')}/`));
   });
 
-  it('renders every page and its scripts, the per-request stats page included', { timeout: 120_000 }, async () => {
+  it('renders every page and its scripts, the per-request stats page included', { timeout: 240_000 }, async () => {
     const news = (await (await call(PATHS.news)).json()) as Array<{ id: string }>;
     expect(news.length).toBeGreaterThan(0);
     for (const path of ['/', '/news/', `/news/${news[0]!.id}/`, '/contact/', `${PATHS.stats}/`, '/docs/api/']) {
@@ -109,7 +109,7 @@ describe('the dev server', () => {
     expect(cards.filter((c) => c.includes('draft-badge'))).toHaveLength(drafts.length);
   });
 
-  it('answers the read APIs and the data API with JSON', { timeout: 60_000 }, async () => {
+  it('answers the read APIs and the data API with JSON', async () => {
     const sellers = await call(PATHS.sellers);
     expect(sellers.status).toBe(200);
     expect(await sellers.json()).toHaveProperty('sellers');
@@ -134,7 +134,7 @@ describe('the dev server', () => {
     }
   });
 
-  it('streams a chat answer to an allowed origin', { timeout: 60_000 }, async () => {
+  it('streams a chat answer to an allowed origin', async () => {
     const reply = await call(PATHS.chat, {
       method: 'POST',
       headers: { 'content-type': 'application/json', origin: base },
@@ -171,15 +171,15 @@ describe('the dev server', () => {
 });
 
 describe('a dev server with a bad PORT', () => {
-  it('stops before listening with exit 78 and the one line npm start prints', { timeout: 60_000 }, async () => {
+  it('stops before listening with exit 78 and the one line npm start prints', async () => {
     const child = spawnDev({ PORT: '99999', DATABASE_URL: databaseFile });
     expect(await child.exited).toBe(78);
-    expect(child.output()).toBe('Invalid configuration: PORT: must be a port number (0-65535) (got "99999"). See README.md, section "Configuration".');
+    expect(child.output()).toBe('Invalid configuration: PORT: must be a port number (0-65535) (got "99999"). See docs/operators.md, section "Configuration".');
   });
 });
 
 describe('a dev server with an unusable DATABASE_URL', () => {
-  it('answers every request with the configuration error instead of a silent 500', { timeout: 90_000 }, async () => {
+  it('answers every request with the configuration error instead of a silent 500', async () => {
     const broken = await startDev({ DATABASE_URL: join(dir, 'missing', 'site.db') });
     try {
       const reply = await fetch(`${broken.base}/stats/`, { signal: AbortSignal.timeout(30_000) });

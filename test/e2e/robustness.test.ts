@@ -21,18 +21,29 @@ afterAll(async () => {
 /** A request exactly as written: no client-side path normalisation. */
 const raw = (path: string, init?: RawInit): Promise<RawResponse> => rawRequest(server.url, path, init);
 
-/** Bytes on a socket, the first response's head and body back. */
+/**
+ * Bytes on a socket, the first response's head and body back: once its Content-Length is in,
+ * or the server ends the connection (no timer: a busy machine answers late, never partly).
+ */
 function wire(bytes: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1', () => socket.write(bytes));
     let text = '';
-    socket.on('data', (c) => (text += c.toString()));
+    const complete = () => {
+      const headEnd = text.indexOf('\r\n\r\n');
+      const length = /\r\ncontent-length: *(\d+)/i.exec(text.slice(0, headEnd));
+      return headEnd >= 0 && length !== null && Buffer.byteLength(text.slice(headEnd + 4)) >= Number(length[1]);
+    };
+    socket.on('data', (c) => {
+      text += c.toString();
+      if (complete()) {
+        socket.destroy();
+        resolve(text);
+      }
+    });
     socket.on('end', () => resolve(text));
+    socket.on('close', () => resolve(text));
     socket.on('error', reject);
-    setTimeout(() => {
-      socket.destroy();
-      resolve(text);
-    }, 2_000);
   });
 }
 

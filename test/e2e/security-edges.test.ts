@@ -56,18 +56,20 @@ describe('the edges of the running server', () => {
     await fetch(`${server.url}/readyz`);
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     const before = checks();
+    // A fixed number of probes, however long the machine takes to send them: at most one check
+    // per second they spanned, plus the one that found no recent result.
     const started = performance.now();
     const statuses: number[] = [];
-    while (performance.now() - started < 1_500) {
+    for (let round = 0; round < 4; round += 1) {
       const batch = await Promise.all(Array.from({ length: 100 }, () => fetch(`${server.url}/readyz`).then(async (r) => (await r.arrayBuffer(), r.status))));
       statuses.push(...batch);
     }
+    const spannedSeconds = Math.ceil((performance.now() - started) / 1_000);
     await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(statuses.length).toBeGreaterThan(300);
     expect(new Set(statuses)).toEqual(new Set([200]));
-    // 1.5 s of probes: the one that found no recent result, then at most one a second after it.
     expect(checks() - before).toBeGreaterThanOrEqual(1);
-    expect(checks() - before).toBeLessThanOrEqual(3);
+    expect(checks() - before).toBeLessThanOrEqual(spannedSeconds + 1);
+    expect(checks() - before).toBeLessThan(statuses.length / 10);
   });
 
   it("never takes a client's X-Request-Id into the logs when no proxy is trusted", async () => {

@@ -31,6 +31,9 @@ const cases: Array<[string, Record<string, string>, RegExp]> = [
   ['a webhook secret under 24 bytes', { CONTACT_WEBHOOK_SECRET: `whsec_${Buffer.from(SECRET).toString('base64')}` }, /^Invalid configuration: CONTACT_WEBHOOK_SECRET: must decode to 24-64 bytes/],
   ['a retention of 0 days', { CONTACT_RETENTION_DAYS: '0' }, /^Invalid configuration: CONTACT_RETENTION_DAYS: must be greater than 0/],
   ['credentials in CONTACT_WEBHOOK_URL', { CONTACT_WEBHOOK_URL: `https://hook:${SECRET}@hooks.example/in` }, /^Invalid configuration: CONTACT_WEBHOOK_URL: must not carry credentials/],
+  // Refused at every delivery before; now at start, quoting the host but never the secret path.
+  ['a loopback CONTACT_WEBHOOK_URL without CONTACT_WEBHOOK_ALLOW_PRIVATE', { CONTACT_WEBHOOK_URL: `http://127.0.0.1:9/hook/${SECRET}` }, /^Invalid configuration: CONTACT_WEBHOOK_URL: 127\.0\.0\.1 is a loopback address, where the outbox refuses to deliver; set CONTACT_WEBHOOK_ALLOW_PRIVATE=true if the receiver is on this network on purpose\./],
+  ['a private CONTACT_WEBHOOK_URL without CONTACT_WEBHOOK_ALLOW_PRIVATE', { CONTACT_WEBHOOK_URL: `https://10.1.2.3/in?token=${SECRET}` }, /^Invalid configuration: CONTACT_WEBHOOK_URL: 10\.1\.2\.3 is a private address/],
 ];
 
 describe.concurrent('a wrong setting', () => {
@@ -39,15 +42,15 @@ describe.concurrent('a wrong setting', () => {
     expect(run.code).toBe(78);
     expect(linesOf(run.stderr)).toHaveLength(1);
     expect(run.stderr).toMatch(line);
-    expect(run.stderr).toMatch(/See README\.md, section "Configuration"\.\n$/);
+    expect(run.stderr).toMatch(/See docs\/operators\.md, section "Configuration"\.\n$/);
     expect(run.stdout).toBe('');
     expect(run.stdout + run.stderr).not.toContain(SECRET);
   });
 
   it('under /proc/x fails at once instead of spinning in a recursive mkdir', async () => {
     // Before the check, Node's mkdirSync(recursive) looped on this path at full CPU and never
-    // exited. 15 s is a generous bound for a loaded machine; the check itself takes milliseconds.
-    const run = await runToExit({ DATABASE_URL: '/proc/x/site.db' }, { limitMs: 15_000 });
+    // exited. The limit is a safety net for a loaded machine; the check itself takes milliseconds.
+    const run = await runToExit({ DATABASE_URL: '/proc/x/site.db' }, { limitMs: 90_000 });
     expect(run.code).toBe(78);
     expect(linesOf(run.stderr)).toEqual([expect.stringMatching(/^Invalid configuration: DATABASE_URL: the directory \/proc\/x does not exist/)]);
   });

@@ -20,7 +20,7 @@ export interface Run {
 }
 
 /** Start main.ts and wait for it to exit on its own, killing it after `limitMs`. */
-export function runToExit(env: Record<string, string | undefined>, { limitMs = 30_000, cwd }: { limitMs?: number; cwd?: string } = {}): Promise<Run> {
+export function runToExit(env: Record<string, string | undefined>, { limitMs = 90_000, cwd }: { limitMs?: number; cwd?: string } = {}): Promise<Run> {
   const started = performance.now();
   const child = spawn(process.execPath, [MAIN], { env: testEnv(env), cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';

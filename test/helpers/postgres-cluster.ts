@@ -131,7 +131,7 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
       // SIGQUIT is PostgreSQL's immediate shutdown: right for a cluster nobody keeps.
       server = spawnOwned(join(bin.dir, 'postgres'), args, { ...options, deathSignal: 'SIGQUIT' });
       try {
-        await server.waitForLine(/database system is ready to accept connections/, 30_000);
+        await server.waitForLine(/database system is ready to accept connections/, 120_000);
       } catch (error) {
         await server.stop('SIGKILL');
         if (attempt < 3 && /could not bind|Address already in use/.test(server.output())) continue;

@@ -28,7 +28,7 @@ export async function startRedis(port?: number): Promise<RedisServer> {
     const chosen = port ?? (await freePort());
     const owned = spawnOwned('redis-server', ['--port', String(chosen), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', '/tmp'], { deathSignal: 'SIGKILL' });
     try {
-      await owned.waitForLine(/Ready to accept connections/, 10_000);
+      await owned.waitForLine(/Ready to accept connections/, 60_000);
     } catch (error) {
       await owned.stop('SIGKILL');
       if (port === undefined && attempt < 3 && /Address already in use/.test(owned.output())) continue;

@@ -40,7 +40,7 @@ export function testEnv(env: Record<string, string | undefined> = {}): Record<st
   return Object.fromEntries(Object.entries(merged).filter((entry): entry is [string, string] => entry[1] !== undefined));
 }
 
-export function startServer(env: Record<string, string> = {}, timeoutMs = 20_000): Promise<RunningServer> {
+export function startServer(env: Record<string, string> = {}, timeoutMs = 90_000): Promise<RunningServer> {
   const child = spawn(process.execPath, ['src/app/main.ts'], { env: testEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   const output: string[] = [];
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

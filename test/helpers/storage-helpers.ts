@@ -36,26 +36,29 @@ export async function serve(engine: TestEngine, url?: string, env: Record<string
 }
 
 export interface HeldLock {
-  /** Resolves once the lock has been released. */
+  /** Lets the lock go; resolves once it has been released. */
+  release(): Promise<void>;
+  /** Resolves once the lock has been released (by `release`, or by the holder's end). */
   released: Promise<void>;
 }
 
 /**
- * Another holder of the database's write lock for `ms`: on SQLite a separate process in
- * `BEGIN IMMEDIATE` (as a CLI import or backfill beside the server would be), on PostgreSQL
+ * Another holder of the database's write lock until `release()`: on SQLite a separate process
+ * in `BEGIN IMMEDIATE` (as a CLI import or backfill beside the server would be), on PostgreSQL
  * another connection holding `LOCK TABLE contact_submission IN ACCESS EXCLUSIVE MODE` in an
- * open transaction. Resolves once the lock is held.
+ * open transaction. Resolves once the lock is held. The test decides when it ends (an event,
+ * such as the answers it awaits), never a timer: a busy machine changes how long things take.
  */
-export async function holdWriteLock(engine: TestEngine, url: string, ms: number): Promise<HeldLock> {
+export async function holdWriteLock(engine: TestEngine, url: string): Promise<HeldLock> {
   if (engine === 'sqlite') {
     const script = `
       const Database = require('better-sqlite3');
       const db = new Database(process.argv[1]);
       db.exec('begin immediate');
       process.stdout.write('locked\\n');
-      setTimeout(() => { db.exec('rollback'); db.close(); }, Number(process.argv[2]));
+      process.stdin.once('data', () => { db.exec('rollback'); db.close(); process.exit(0); });
     `;
-    const child = spawn(process.execPath, ['-e', script, url, String(ms)], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['-e', script, url], { cwd: process.cwd(), stdio: ['pipe', 'pipe', 'inherit'] });
     const released = new Promise<void>((resolve, reject) =>
       child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`lock holder exited with ${code}`)))),
     );
@@ -66,20 +69,34 @@ export async function holdWriteLock(engine: TestEngine, url: string, ms: number)
       });
       released.catch(reject);
     });
-    return { released };
+    return {
+      released,
+      release() {
+        if (child.exitCode === null) child.stdin!.end('release\n');
+        return released;
+      },
+    };
   }
   const client = new pg.Client({ connectionString: url });
   client.on('error', () => {});
   await client.connect();
   await client.query('begin');
   await client.query('lock table contact_submission in access exclusive mode');
-  const released = new Promise<void>((resolve) => setTimeout(resolve, ms)).then(async () => {
+  let release!: () => void;
+  const asked = new Promise<void>((resolve) => (release = resolve));
+  const released = asked.then(async () => {
     await client.query('rollback');
     await client.end();
   });
   // Awaited by the tests; a failure here must not also surface as an unhandled rejection.
   released.catch(() => {});
-  return { released };
+  return {
+    released,
+    release() {
+      release();
+      return released;
+    },
+  };
 }
 
 /** Stored submissions, read with a connection of our own. */

@@ -6,6 +6,7 @@ import { healthProbe } from './0002-health-probe.ts';
 import { apiKeys } from './0003-api-keys.ts';
 import { altchaReplay } from './0004-altcha-replay.ts';
 import { contactEmailIndex } from './0005-contact-email-index.ts';
+import { contactDeliveries } from './0006-contact-deliveries.ts';
 
 /** Every migration, in order. Names sort lexically; never rename or edit a shipped one. */
 function migrations(engine: Engine): Record<string, Migration> {
@@ -15,6 +16,7 @@ function migrations(engine: Engine): Record<string, Migration> {
     '0003-api-keys': apiKeys(engine),
     '0004-altcha-replay': altchaReplay(),
     '0005-contact-email-index': contactEmailIndex(),
+    '0006-contact-deliveries': contactDeliveries(engine),
   };
 }
 

@@ -10,6 +10,7 @@
  */
 import type { Options } from 'csv-stringify';
 import type { ContactSubmissionRow } from '../../db/schema.ts';
+import type { DeliverySummary } from './delivery-channel.ts';
 
 /** Header row, in order. */
 export const CSV_COLUMNS = [
@@ -22,13 +23,15 @@ export const CSV_COLUMNS = [
   'message',
   'delivery_status',
   'delivered_at',
+  'spam_reason',
 ] as const;
 
 export type CsvRecord = Record<(typeof CSV_COLUMNS)[number], string | number>;
 
 const iso = (ms: number | null): string => (ms === null ? '' : new Date(ms).toISOString());
 
-export function csvRecord(row: ContactSubmissionRow): CsvRecord {
+/** `delivery`: the state of its deliveries, all channels together (deliveries.server.ts). */
+export function csvRecord(row: ContactSubmissionRow, delivery: DeliverySummary): CsvRecord {
   return {
     id: row.id,
     submitted_at: iso(row.created_at),
@@ -37,8 +40,9 @@ export function csvRecord(row: ContactSubmissionRow): CsvRecord {
     work_email: row.work_email,
     priority: row.priority,
     message: row.message ?? '',
-    delivery_status: row.delivery_status,
-    delivered_at: iso(row.delivered_at),
+    delivery_status: delivery.status,
+    delivered_at: iso(delivery.deliveredAt),
+    spam_reason: row.spam_reason ?? '',
   };
 }
 

@@ -8,6 +8,10 @@
  *   client prefers text/html to JSON, as browsers navigating do; otherwise (curl, `Accept:
  *   application/json`) in JSON, as Formspree does.
  * - Anything else keeps today's 415.
+ *
+ * A JSON text sent under another media type (curl's `-d` sends it as a form; a client may send
+ * none, or text/plain) is named as such (`checkNotMisdeclaredJson`), rather than read as a form
+ * with one odd field and answered "Name is required" three times.
  */
 import type { HeaderReader, PlainRequest } from '../../lib/endpoint.ts';
 import { HttpError } from '../../lib/http-error.ts';
@@ -131,4 +135,33 @@ export function formFields(bytes: Uint8Array): Record<string, string> {
     if (!Object.hasOwn(fields, name)) fields[name] = value;
   }
   return fields;
+}
+
+/** True when the body, whatever its declared type, is a JSON object or array. */
+function looksLikeJson(bytes: Uint8Array): boolean {
+  const text = new TextDecoder().decode(bytes).trim();
+  if (!text.startsWith('{') && !text.startsWith('[')) return false;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * 415 naming the media type received when a body that is not declared JSON is JSON all the
+ * same: for a form type, it says the body was read as a form. Nothing to say for a JSON type.
+ */
+export function checkNotMisdeclaredJson(kind: BodyKind, contentType: string | null, bytes: Uint8Array): void {
+  if (kind === 'json' || !looksLikeJson(bytes)) return;
+  const received = contentType === null || contentType.trim() === '' ? 'no Content-Type' : `Content-Type "${contentType}"`;
+  throw new HttpError(415, 'unsupported_media_type', {
+    detail:
+      kind === 'form'
+        ? `The body is JSON but came with ${received}, so it was read as a form (${FORM_MEDIA_TYPE}) and none of its fields were found.`
+        : `The body is JSON but came with ${received}, so it was not read as JSON.`,
+    resolution: 'Send the JSON body with the header Content-Type: application/json (curl: -H "Content-Type: application/json").',
+    headers: { 'accept-post': `application/json, ${FORM_MEDIA_TYPE}` },
+  });
 }

@@ -25,7 +25,7 @@ export function contactSubmissionWebhook(): ZodOpenApiPathItemObject {
       operationId: 'contactSubmissionWebhook',
       summary: 'A stored contact submission, forwarded',
       description:
-        'The outbox POSTs each stored contact submission to CONTACT_WEBHOOK_URL. Any 2xx marks it delivered; anything else (redirects included, which are not followed) is retried after 30 s, 60 s, 120 s... up to hourly, with jitter, until a 2xx.',
+        'The outbox POSTs each stored contact submission (spam excepted) to CONTACT_WEBHOOK_URL. Any 2xx marks it delivered; anything else (redirects included, which are not followed) is retried after 30 s, 2 min, 10 min, 30 min, 1 h, 2 h, 4 h, 8 h and 8 h (each lengthened by up to 10 % at random; CONTACT_DELIVERY_SCHEDULE), and after the tenth failed attempt the delivery is failed until an operator redelivers it (`npm run contact:redeliver`), which sends it again with the same webhook-id and a fresh webhook-timestamp.',
       tags: ['Site'],
       requestParams: { header: WebhookHeaders },
       requestBody: {

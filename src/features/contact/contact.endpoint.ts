@@ -6,8 +6,10 @@
  * then the body: JSON as src/lib/json-body.ts parses it (415 type, charset or coding; 400 empty,
  * not UTF-8, not JSON, not an object), or a form body (contact-request.ts: 403 from another
  * site, 415 charset or coding); then field validation, then the proof of work when it is on
- * (400 challenge_*). A filled honeypot answers like a success and stores nothing. A valid
- * submission answers 200 only after its row is committed; when the database cannot take it
+ * (400 challenge_required when no solution was sent). Spam (spam.ts: a filled honeypot, a failed
+ * or spent solution, the heuristics) is answered like any other submission and stored with its
+ * reason, never delivered; a filled honeypot with invalid fields answers the same and stores
+ * nothing. A valid submission answers 200 only after its row is committed; when the database cannot take it
  * before the request's deadline, 502, never a hang, never a false success.
  *
  * A form posted by a browser (contact-request.ts wantsHtml) gets the same decisions as HTML: 303
@@ -24,9 +26,10 @@ import { PATHS } from '../../lib/paths.ts';
 import { ALTCHA_FIELD } from './altcha.ts';
 import { spendSolution } from './altcha.server.ts';
 import { formPageResponse } from './contact-page.server.ts';
-import { bodyKindOf, checkFormRepresentation, checkSameOrigin, formFields, siteOrigins, wantsHtml, type BodyKind } from './contact-request.ts';
+import { bodyKindOf, checkFormRepresentation, checkNotMisdeclaredJson, checkSameOrigin, formFields, siteOrigins, wantsHtml, type BodyKind } from './contact-request.ts';
 import { CONTACT_BODY, isHoneypotFilled, parseContactPayload, parseIdempotencyKey, type ContactPayload } from './contact.ts';
 import { IdempotencyKeyReused, storeSubmission, type StoreResult } from './contact.server.ts';
+import { spamHeuristic } from './spam.ts';
 
 /** The settings the contact endpoint reads: the composition root's Config has them all. */
 export interface ContactSettings {
@@ -34,8 +37,9 @@ export interface ContactSettings {
   SITE_URL: string;
   /** Turns the proof of work on (altcha.server.ts). */
   CONTACT_ALTCHA_HMAC_KEY?: string | undefined;
-  /** A stored submission is queued for delivery when set (outbox.server.ts). */
+  /** A stored submission is queued for delivery when either is set (outbox.server.ts). */
   CONTACT_WEBHOOK_URL?: string | undefined;
+  CONTACT_NOTIFY_SMTP_URL?: string | undefined;
   /** The build whose contact page answers a browser's form again (contact-page.server.ts). */
   DIST_DIR: string;
 }
@@ -62,24 +66,20 @@ export const contactEndpoint: Endpoint<ContactDeps> = async (request, deps) => {
     const key = parseIdempotencyKey(request.headers.get('idempotency-key'));
     if (!key.ok) throw validationFailed([key.error], 'Send a fresh UUID per submission in Idempotency-Key, or leave the header out.');
     body = fieldsOf(request, kind, deps.config);
-    if (isHoneypotFilled(body)) {
-      // Answer as if stored, so a bot learns nothing to adapt to.
-      deps.log.info({ reason: 'honeypot' }, 'contact submission dropped');
-      return success(false, html);
-    }
+    const honeypot = isHoneypotFilled(body);
     const parsed = parseContactPayload(body);
-    if (!parsed.ok) throw validationFailed(parsed.errors, 'Correct the fields listed in errors and send the form again.');
-    const hmacKey = deps.config.CONTACT_ALTCHA_HMAC_KEY;
-    // Checked once the fields are valid, so a typo does not spend the solution. The request's
-    // one deadline bounds the bookkeeping and the store together, so the 502 still comes in
-    // time however the two share it; the bookkeeping takes at most half of what is left.
-    if (hmacKey !== undefined) {
-      await spendSolution(deps.db, hmacKey, body[ALTCHA_FIELD], { idempotencyKey: key.key, timeoutMs: timeLeft(request) / 2 }).catch((error: unknown) => {
-        throw error instanceof HttpError ? error : unavailable(deps, error);
-      });
+    if (!parsed.ok) {
+      // Answer a bot as if stored, so it learns nothing to adapt to; what it sent cannot be kept.
+      if (honeypot) {
+        deps.log.info({ reason: 'honeypot' }, 'contact submission dropped: spam with invalid fields');
+        return success(false, html);
+      }
+      throw validationFailed(parsed.errors, 'Correct the fields listed in errors and send the form again.');
     }
-    const stored = await store(deps, parsed.payload, key.key, timeLeft(request));
-    deps.log.info({ submission: stored.id, replayed: stored.replayed }, 'contact submission stored');
+    // Spam (spam.ts) is kept with its reason and answered like the rest, never delivered.
+    const spamReason = honeypot ? 'honeypot' : ((await proofOfWorkVerdict(request, deps, body, key.key)) ?? spamHeuristic(parsed.payload));
+    const stored = await store(deps, parsed.payload, key.key, timeLeft(request), spamReason);
+    deps.log.info({ submission: stored.id, replayed: stored.replayed, ...(spamReason ? { spam: spamReason } : {}) }, 'contact submission stored');
     return success(stored.replayed, html);
   } catch (error) {
     if (html) return formPageResponse(deps, body, error);
@@ -87,9 +87,29 @@ export const contactEndpoint: Endpoint<ContactDeps> = async (request, deps) => {
   }
 };
 
+/**
+ * With the proof of work on, spend the solution: undefined when it buys this submission, the spam
+ * reason when it is malformed, forged, wrong, expired or spent (spam.ts); a missing one is still
+ * the 400 challenge_required. Checked once the fields are valid, so a typo does not spend the
+ * solution. The request's one deadline bounds the bookkeeping and the store together, so the 502
+ * still comes in time however the two share it; the bookkeeping takes at most half of what is left.
+ */
+async function proofOfWorkVerdict(request: PlainRequest, deps: ContactDeps, body: Record<string, unknown>, idempotencyKey: string | undefined): Promise<string | undefined> {
+  const hmacKey = deps.config.CONTACT_ALTCHA_HMAC_KEY;
+  if (hmacKey === undefined) return undefined;
+  try {
+    await spendSolution(deps.db, hmacKey, body[ALTCHA_FIELD], { idempotencyKey, timeoutMs: timeLeft(request) / 2 });
+    return undefined;
+  } catch (error) {
+    if (error instanceof HttpError && (error.code === 'challenge_failed' || error.code === 'challenge_replayed')) return `proof of work: ${error.detail ?? error.title}`;
+    throw error instanceof HttpError ? error : unavailable(deps, error);
+  }
+}
+
 /** The submitted fields: a form body from this site, or a JSON object; throws the 403/415/400. */
 function fieldsOf(request: PlainRequest, kind: BodyKind, config: ContactSettings): Record<string, unknown> {
   const bytes = request.body ?? new Uint8Array(0);
+  checkNotMisdeclaredJson(kind, request.headers.get('content-type'), bytes);
   if (kind !== 'form') return parseJsonBody(bytes, request.headers, CONTACT_BODY);
   // A form body needs no CORS preflight, so any site could make a browser send one.
   checkSameOrigin(request, { siteOrigins: siteOrigins(config.SITE_URL) });
@@ -137,10 +157,11 @@ class StoreTimeout extends Error {
  * insert either failed or, past the deadline, is cancelled by the database itself (see
  * storeSubmission's lock timeout, set below the deadline).
  */
-async function store(deps: ContactDeps, payload: ContactPayload, idempotencyKey: string | undefined, timeoutMs: number): Promise<StoreResult> {
+async function store(deps: ContactDeps, payload: ContactPayload, idempotencyKey: string | undefined, timeoutMs: number, spamReason: string | undefined): Promise<StoreResult> {
   const attempt = storeSubmission(deps.db, payload, {
     idempotencyKey,
-    webhookEnabled: deps.config.CONTACT_WEBHOOK_URL !== undefined,
+    spamReason,
+    deliver: deps.config.CONTACT_WEBHOOK_URL !== undefined || deps.config.CONTACT_NOTIFY_SMTP_URL !== undefined,
     lockTimeoutMs: Math.max(1, timeoutMs - 250),
   });
   // If the deadline wins, the store's own failure arrives later with no one awaiting it.

@@ -12,7 +12,7 @@ import { errorBody, problemExample, type Examples } from '../../lib/openapi/exam
 import { NoStoreHeaders, siteRateLimitHeaders } from '../../lib/openapi/headers.ts';
 import { errorResponses, invalidBody, jsonRequestBody, methodNotAllowed, siteRateLimited, type ErrorSpec } from '../../lib/openapi/responses.ts';
 import { PATHS } from '../../lib/paths.ts';
-import { ALTCHA_FIELD, ALTCHA_LIMITS, AltchaChallenge, challengeFailed, challengeReplayed, challengeRequired } from './altcha.ts';
+import { ALTCHA_FIELD, ALTCHA_LIMITS, AltchaChallenge, challengeRequired } from './altcha.ts';
 import { CONTACT_LIMITS, ContactPayload, IdempotencyKey, parseContactPayload } from './contact.ts';
 import { FORM_MEDIA_TYPE } from './contact-request.ts';
 
@@ -43,7 +43,7 @@ const ContactSubmission = ContactPayload.extend({
     .max(ALTCHA_LIMITS.payloadChars)
     .optional()
     .meta({ description: `Required when the proof-of-work check is on: base64 of the JSON {challenge, solution}, the challenge as GET ${PATHS.contactChallenge} gave it and the solution altcha-lib's solveChallenge found. Never stored.` }),
-}).meta({ description: 'The contact form, and its proof of work when the check is on. Strings are trimmed; unknown members are ignored and never stored.' });
+}).meta({ description: 'The contact form, and its proof of work when the check is on. Strings are trimmed; an unknown member is refused (400, its errors entry naming it and the nearest field), except the hidden honeypot field `website`, which is accepted and never stored.' });
 
 /** The answers that are the contact page itself when a browser posted the form. */
 const HTML_PAGE = { 'text/html': { schema: z.string().meta({ description: 'The contact page, with the values sent and the errors (a browser posted the form).' }) } };
@@ -67,8 +67,6 @@ export function contactErrors(): Record<number, Examples> {
         }),
       },
       challenge_required: { summary: 'The proof-of-work check is on and no solution was sent', value: errorBody(challengeRequired(), at) },
-      challenge_failed: { summary: 'The solution is wrong, forged or expired', value: errorBody(challengeFailed('The challenge has expired.', 'Fetch a new challenge, solve it and send the form again.'), at) },
-      challenge_replayed: { summary: 'The solution was already spent', value: errorBody(challengeReplayed(), at) },
       malformed_json: {
         summary: 'The body is not JSON',
         value: problemExample(at, 400, 'malformed_json', {
@@ -173,9 +171,12 @@ function withForm(body: ZodOpenApiRequestBodyObject): ZodOpenApiRequestBodyObjec
   return { ...body, content: { ...body.content, [FORM_MEDIA_TYPE]: { schema: ContactSubmission, example: contactExample } } };
 }
 
-/** The proof-of-work refusals besides the body's own 400s. */
+/**
+ * The proof-of-work refusal besides the body's own 400s. A failed or spent solution is not refused:
+ * it is kept as spam and answered like any submission (spam.ts), so a bot learns nothing.
+ */
 function withChallengeCodes(spec: ErrorSpec): ErrorSpec {
-  return { ...spec, codes: [...(spec.codes ?? []), 'challenge_required', 'challenge_failed', 'challenge_replayed'] };
+  return { ...spec, codes: [...(spec.codes ?? []), 'challenge_required'] };
 }
 
 /** The statuses a browser's form post can meet in the handler also come as the page (text/html). */

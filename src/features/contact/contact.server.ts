@@ -10,6 +10,7 @@ import type { DbHandle } from '../../db/create-db.ts';
 import { DeadlineExceeded } from '../../db/storage-errors.ts';
 import type { ContactSubmissionRow, Database, NewContactSubmission } from '../../db/schema.ts';
 import { csvRecord, csvStringifyOptions, type CsvOptions } from './contact-csv.ts';
+import { deliverySummaries } from './deliveries.server.ts';
 import { sameContent, submissionContent, type ContactPayload, type SubmissionContent } from './contact.ts';
 
 /**
@@ -28,8 +29,12 @@ export class IdempotencyKeyReused extends Error {
 export interface StoreOptions {
   /** From the Idempotency-Key header: the same key stores once. */
   idempotencyKey?: string | undefined;
-  /** A webhook is configured: queue the submission for the outbox (status `pending`). */
-  webhookEnabled: boolean;
+  /** A delivery channel (webhook, e-mail) is configured: queue the submission for the outbox (status `pending`). */
+  deliver?: boolean;
+  /** The former name of `deliver` (when only the webhook existed), still read so callers written for it keep working. */
+  webhookEnabled?: boolean;
+  /** Judged spam (spam.ts): stored with this reason and never queued for delivery. */
+  spamReason?: string | undefined;
   /** Epoch ms of the submission; now by default. */
   now?: number;
   /**
@@ -83,12 +88,15 @@ const waiting = new WeakMap<DbHandle, Pending[]>();
 export function storeSubmission(db: DbHandle, payload: ContactPayload, options: StoreOptions): Promise<StoreResult> {
   const now = options.now ?? Date.now();
   const key = options.idempotencyKey ?? null;
+  const queued = (options.deliver ?? options.webhookEnabled ?? false) && options.spamReason === undefined;
   const row: SubmissionRow = {
     ...submissionContent(payload),
     created_at: now,
     idempotency_key: key,
-    delivery_status: options.webhookEnabled ? 'pending' : 'none',
-    next_attempt_at: options.webhookEnabled ? now : null,
+    delivery_status: queued ? 'pending' : 'none',
+    next_attempt_at: queued ? now : null,
+    // Only on spam: the usual row keeps the usual column list, and so its prepared statement.
+    ...(options.spamReason === undefined ? {} : { spam_reason: options.spamReason }),
   };
   const deadline = Date.now() + Math.max(1, Math.round(options.lockTimeoutMs ?? 4_000));
   return new Promise<StoreResult>((resolve, reject) => {
@@ -212,6 +220,8 @@ async function insertOrReplay(db: Queryable, engine: DbHandle['engine'], row: Su
 export interface ListOptions {
   /** Only submissions made at or after this instant (epoch ms). */
   since?: number | undefined;
+  /** Only spam (true) or only the rest (false); both when unset. */
+  spam?: boolean | undefined;
   /** Keyset paging: only ids greater than this. */
   afterId?: number | undefined;
   /** At most this many rows. */
@@ -222,35 +232,42 @@ export interface ListOptions {
 export async function listSubmissions(db: DbHandle, options: ListOptions = {}): Promise<ContactSubmissionRow[]> {
   let query = db.kysely.selectFrom('contact_submission').selectAll().orderBy('id');
   if (options.since !== undefined) query = query.where('created_at', '>=', options.since);
+  if (options.spam !== undefined) query = query.where('spam_reason', options.spam ? 'is not' : 'is', null);
   if (options.afterId !== undefined) query = query.where('id', '>', options.afterId);
   if (options.limit !== undefined) query = query.limit(options.limit);
   const rows = await query.execute();
   return rows.map((row) => ({ ...row, id: Number(row.id) }));
 }
 
-/** Every matching submission, a page at a time, so an export never holds the table in memory. */
-export async function* iterateSubmissions(db: DbHandle, options: { since?: number | undefined; pageSize?: number } = {}): AsyncGenerator<ContactSubmissionRow> {
+/** Every matching submission, in pages, so an export never holds the table in memory. */
+export async function* iterateSubmissions(db: DbHandle, options: Pick<ListOptions, 'since' | 'spam'> & { pageSize?: number } = {}): AsyncGenerator<ContactSubmissionRow[]> {
   const pageSize = options.pageSize ?? 500;
   let afterId: number | undefined;
   for (;;) {
-    const page = await listSubmissions(db, { since: options.since, afterId, limit: pageSize });
-    yield* page;
+    const page = await listSubmissions(db, { since: options.since, spam: options.spam, afterId, limit: pageSize });
+    yield page;
     if (page.length < pageSize) return;
     afterId = page.at(-1)!.id;
   }
 }
 
-/** Write matching submissions as CSV (see contact-csv.ts) to `out`; resolves with the row count. */
+/**
+ * Write matching submissions as CSV (see contact-csv.ts) to `out`; resolves with the row count.
+ * `spam`: only spam when true; without it, spam is left out (export everything with both runs).
+ */
 export async function writeSubmissionsCsv(
   db: DbHandle,
   out: NodeJS.WritableStream,
-  options: CsvOptions & { since?: number | undefined } = {},
+  options: CsvOptions & { since?: number | undefined; spam?: boolean | undefined } = {},
 ): Promise<{ rows: number }> {
   let rows = 0;
   async function* records() {
-    for await (const row of iterateSubmissions(db, { since: options.since })) {
-      rows += 1;
-      yield csvRecord(row);
+    for await (const page of iterateSubmissions(db, { since: options.since, spam: options.spam ?? false })) {
+      const deliveries = await deliverySummaries(db, page);
+      for (const row of page) {
+        rows += 1;
+        yield csvRecord(row, deliveries.get(row.id)!);
+      }
     }
   }
   await pipeline(Readable.from(records()), stringify(csvStringifyOptions(options)), out, { end: false });

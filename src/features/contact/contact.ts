@@ -7,6 +7,8 @@ import { z } from 'zod';
 import { cleanText, isCleanTextIssue } from '../../lib/clean-text.ts';
 import { fieldErrors, type FieldError } from '../../lib/field-error.ts';
 import { describeJsonType, type JsonBodyOptions } from '../../lib/json-body.ts';
+import { ALTCHA_FIELD } from './altcha.ts';
+import { unknownFieldErrors } from './unknown-fields.ts';
 
 export type { FieldError } from '../../lib/field-error.ts';
 
@@ -38,8 +40,8 @@ export const PRIORITIES = ['high', 'standard', 'message'] as const;
 
 /**
  * The contact form. White space around every string is removed before anything else, and the
- * bounds apply to what remains; unknown members are dropped (zod's default `strip`), so they are
- * never stored. Text may not hold NUL or unpaired surrogates (src/lib/clean-text.ts).
+ * bounds apply to what remains; unknown members are refused by parseContactPayload (a misspelt
+ * `mesage` would otherwise be dropped and the message lost), and never stored. Text may not hold NUL or unpaired surrogates (src/lib/clean-text.ts).
  *
  * The email keeps its trimming rather than refusing surrounding spaces: the page sends what was
  * typed, and a pasted or autofilled address often ends in a space nobody can see; refusing it
@@ -89,7 +91,7 @@ export const ContactPayload = z
         examples: ['We would like to list our sports inventory with you. Who can we talk to?'],
       }),
   })
-  .meta({ description: 'The contact form. Strings are trimmed; unknown members are ignored and never stored.' });
+  .meta({ description: 'The contact form. Strings are trimmed; an unknown member is refused (400, naming it and the nearest field), except the honeypot `website` and the proof of work `altcha`, which are accepted and never stored.' });
 export type ContactPayload = z.infer<typeof ContactPayload>;
 export type ContactField = keyof ContactPayload;
 
@@ -174,10 +176,12 @@ export type ContactParse =
   | { ok: true; payload: ContactPayload }
   | { ok: false; errors: FieldError[] };
 
-/** Validate a parsed JSON object against ContactPayload. */
+/** Validate a parsed body (JSON object or form fields) against ContactPayload; unknown members are errors too. */
 export function parseContactPayload(body: Record<string, unknown>): ContactParse {
   const parsed = ContactPayload.safeParse(body);
-  return parsed.success ? { ok: true, payload: parsed.data } : { ok: false, errors: contactFieldErrors(parsed.error.issues, body) };
+  const unknown = unknownFieldErrors(body, FIELD_ORDER, [HONEYPOT_FIELD, ALTCHA_FIELD]);
+  if (parsed.success && unknown.length === 0) return { ok: true, payload: parsed.data };
+  return { ok: false, errors: [...(parsed.success ? [] : contactFieldErrors(parsed.error.issues, body)), ...unknown] };
 }
 
 /** Longest Idempotency-Key accepted; a UUID is 36 characters. */

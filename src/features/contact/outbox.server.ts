@@ -1,55 +1,49 @@
 /**
- * The contact outbox: forwards stored submissions to CONTACT_WEBHOOK_URL.
+ * The contact outbox: delivers stored submissions through each configured channel (the webhook,
+ * webhook-channel.server.ts; the team's e-mail, email-channel.server.ts), keeping a log of every
+ * attempt, on a bounded schedule (retry-schedule.ts).
  *
- * The submission is committed first (status `pending`, due at once) and answered; delivery
- * happens here, later, so a slow or failing webhook never loses or delays a submission. Each run
- * claims due rows one at a time with a compare-and-set lease, POSTs them (ContactDelivery JSON),
- * marks 2xx as `delivered` (never sent again) and reschedules anything else with exponential
- * backoff and jitter, recording the error. Several instances may run it against one database.
+ * The submission is committed first and answered; delivery happens here, later, so a slow or
+ * failing receiver never loses or delays a submission. A run does two things:
  *
- * Redirects are not followed: a 3xx is a failed delivery (retried, its status recorded), so a
- * submission only ever goes to the configured URL. Following one would re-send the personal data
- * in the body to wherever the Location names (RFC 9110 section 15.4.8: a 307 or 308 repeats the
- * POST with its body), a place nobody configured.
+ * 1. Planning: a submission stored with `delivery_status = 'pending'` gets one contact_delivery
+ *    row per configured channel (`pending`, due at once) and becomes `dispatched`. Inserting with
+ *    ON CONFLICT DO NOTHING on (submission, channel) makes this safe to repeat and to race.
+ * 2. Sending, each channel on its own (a slow mail server never holds up the webhook): due rows
+ *    are claimed one at a time with a compare-and-set lease, sent, the attempt is logged, and the
+ *    delivery becomes `delivered`, is rescheduled, or after the schedule's last attempt `failed`.
  *
- * Every delivery goes through the outbound guard (src/lib/outbound-guard.ts): a webhook URL whose
- * host resolves to a loopback, private, link-local or other non-public address is refused, with
- * the reason stored on the row, unless the operator set CONTACT_WEBHOOK_ALLOW_PRIVATE because the
- * receiver is on their own network on purpose (a dev receiver on localhost, a service in the
- * same VPC). Personal data must only leave for where somebody meant it to go.
+ * Spam (contact_submission.spam_reason) is never planned nor sent. Several instances may run this
+ * against one database. Delivery is at least once: if the process dies after the receiver took a
+ * submission but before the row is marked, the lease runs out and it is sent again (webhook
+ * receivers de-duplicate on webhook-id; the team may get a second e-mail, whose
+ * X-Contact-Submission-ID header says it is the same submission).
  *
- * The polling timer around `deliverPending` is src/app/jobs/outbox.ts.
- *
- * Delivery is at least once: if the process dies after the webhook's 2xx but before the row is
- * marked, the lease runs out and the row is sent again. Every request carries
- * `Idempotency-Key: contact-submission-<id>` so the receiver can drop the repeat; with a signing
- * secret, also the Standard Webhooks headers (webhook-signing.ts), whose webhook-id is that same
- * value on every attempt and whose timestamp and signature are the attempt's own.
+ * The polling timer around `deliverPending` is src/app/jobs/outbox.ts; the log's reads and the
+ * operators' actions (redeliver, spam) are deliveries.server.ts.
  */
-import type { LookupFunction } from 'node:net';
-import { createGuardedFetch, outboundRefusal, publicFetch } from '../../lib/outbound-guard.ts';
-import { redactUrlsIn } from '../../lib/redact-url.ts';
 import type { Logger } from 'pino';
 import type { DbHandle } from '../../db/create-db.ts';
-import type { ContactSubmissionRow } from '../../db/schema.ts';
-import { contactDelivery } from './contact.ts';
-import { DEFAULT_BACKOFF, retryDelayMs, type BackoffPolicy } from './retry-backoff.ts';
-import { webhookId, webhookSigner, type WebhookSigner } from './webhook-signing.ts';
+import type { DeliveryChannelName } from '../../db/schema.ts';
+import type { Meter } from '../../lib/meter.ts';
+import type { AttemptOutcome, DeliveryChannel, OutgoingSubmission } from './delivery-channel.ts';
+import { DEFAULT_SCHEDULE, nextDelayMs, type RetrySchedule } from './retry-schedule.ts';
+import { webhookChannel, type WebhookChannelOptions } from './webhook-channel.server.ts';
 
 export interface OutboxDeps {
   db: DbHandle;
   log?: Logger | undefined;
-  webhookUrl: string;
-  /** CONTACT_WEBHOOK_SECRET (`whsec_...`): sign each delivery per Standard Webhooks; unset sends no signature headers. */
-  signingSecret?: string | undefined;
-  /** CONTACT_WEBHOOK_ALLOW_PRIVATE: the receiver may be on a loopback or private address. */
-  allowPrivate?: boolean | undefined;
-  /** Ports the guarded delivery may use besides 80 and 443 (OUTBOUND_ALLOW_PORTS). */
-  allowPorts?: readonly number[] | undefined;
-  /** Tests: the resolver the outbound guard asks (dns.lookup by default). */
-  lookup?: LookupFunction | undefined;
-  /** Replaces the guarded fetch altogether (tests). */
-  fetch?: typeof fetch;
+  /** Counts `contact_delivery_attempts_total` {channel, outcome}. */
+  meter?: Meter | undefined;
+  /** The channels every submission goes through. */
+  channels?: readonly DeliveryChannel[];
+  /** Shorthand for `channels: [webhookChannel({ url: webhookUrl, ... })]` (the webhook alone). */
+  webhookUrl?: string | undefined;
+  signingSecret?: WebhookChannelOptions['signingSecret'];
+  allowPrivate?: WebhookChannelOptions['allowPrivate'];
+  allowPorts?: WebhookChannelOptions['allowPorts'];
+  lookup?: WebhookChannelOptions['lookup'];
+  fetch?: WebhookChannelOptions['fetch'];
   /** Epoch ms; Date.now by default. */
   now?: () => number;
   /** In [0, 1); Math.random by default. Spreads retries. */
@@ -57,133 +51,180 @@ export interface OutboxDeps {
 }
 
 export interface DeliverOptions {
-  /** Most rows one run takes. */
+  /** Most rows one run takes per channel. */
   batchSize?: number;
-  /** How long one webhook request may take. */
+  /** How long one attempt may take. */
   requestTimeoutMs?: number;
   /**
    * How long a claimed row is reserved for this run. Longer than the request timeout, so a row
    * is only picked up again when the run that claimed it has certainly finished with it.
    */
   leaseMs?: number;
-  backoff?: BackoffPolicy;
+  /** Attempts and delays (CONTACT_DELIVERY_ATTEMPTS, CONTACT_DELIVERY_SCHEDULE). */
+  schedule?: RetrySchedule;
 }
 
 export interface DeliverResult {
   delivered: number;
+  /** Failed attempts that will be retried. */
   failed: number;
-  /** Set when the run itself stopped early, e.g. the database was unreachable. */
+  /** Deliveries whose last attempt failed in this run: now `failed`. */
+  gaveUp: number;
+  /** Set when a part of the run stopped early, e.g. the database was unreachable. */
   error?: unknown;
 }
 
 const DEFAULTS = { batchSize: 20, requestTimeoutMs: 10_000 } as const;
 
-/** One run over the due rows. Never throws: failures are counted, logged and rescheduled. */
+/** The channels of `deps`: its list, or the webhook alone from the shorthand. */
+export function channelsOf(deps: OutboxDeps): readonly DeliveryChannel[] {
+  if (deps.channels) return deps.channels;
+  return deps.webhookUrl === undefined ? [] : [webhookChannel({ ...deps, url: deps.webhookUrl })];
+}
+
+/** One run: plan new submissions' deliveries, then send what is due. Never throws. */
 export async function deliverPending(deps: OutboxDeps, options: DeliverOptions = {}): Promise<DeliverResult> {
-  const now = deps.now ?? Date.now;
-  const doFetch = deps.fetch ?? webhookFetch(deps);
-  const batchSize = options.batchSize ?? DEFAULTS.batchSize;
-  const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs;
-  const leaseMs = options.leaseMs ?? requestTimeoutMs + 60_000;
-  const result: DeliverResult = { delivered: 0, failed: 0 };
-  const { kysely: db } = deps.db;
-
+  const channels = channelsOf(deps);
+  const result: DeliverResult = { delivered: 0, failed: 0, gaveUp: 0 };
+  if (channels.length === 0) return result;
   try {
-    // Inside the try: a secret that bypassed the configuration's check stops the run, reported, not thrown.
-    const sign = deps.signingSecret === undefined ? undefined : webhookSigner(deps.signingSecret);
-    const due = await db
-      .selectFrom('contact_submission')
-      .selectAll()
-      .where('delivery_status', '=', 'pending')
-      .where('next_attempt_at', '<=', now())
-      .orderBy('next_attempt_at')
-      .orderBy('id')
-      .limit(batchSize)
-      .execute();
-
-    for (const row of due) {
-      // Compare-and-set claim: only the run that still sees the row as we read it wins; any
-      // other instance's claim or reschedule changed next_attempt_at, and its update matches
-      // nothing here. Comparing the value read, not the clock, keeps clock skew out of it.
-      const claimed = await db
-        .updateTable('contact_submission')
-        .set({ next_attempt_at: now() + leaseMs })
-        .where('id', '=', row.id)
-        .where('delivery_status', '=', 'pending')
-        .where('next_attempt_at', '=', row.next_attempt_at)
-        .executeTakeFirst();
-      if (claimed.numUpdatedRows === 0n) continue;
-
-      const outcome = await post(doFetch, deps.webhookUrl, row, requestTimeoutMs, sign && ((body) => sign(webhookId(row.id), now(), body)));
-      const attempts = row.delivery_attempts + 1;
-      if (outcome.ok) {
-        await db
-          .updateTable('contact_submission')
-          .set({ delivery_status: 'delivered', delivered_at: now(), delivery_attempts: attempts, next_attempt_at: null, last_error: null })
-          .where('id', '=', row.id)
-          .where('delivery_status', '=', 'pending')
-          .execute();
-        result.delivered += 1;
-        deps.log?.info({ submission: row.id, attempts }, 'contact submission delivered');
-      } else {
-        const delay = retryDelayMs(attempts, deps.random, options.backoff ?? DEFAULT_BACKOFF);
-        await db
-          .updateTable('contact_submission')
-          // A redirect's Location or an error text may name a URL with credentials: the stored error keeps none.
-          .set({ delivery_attempts: attempts, next_attempt_at: now() + delay, last_error: redactUrlsIn(outcome.error).slice(0, 1000) })
-          .where('id', '=', row.id)
-          .where('delivery_status', '=', 'pending')
-          .execute();
-        result.failed += 1;
-        deps.log?.warn({ submission: row.id, attempts, retryInMs: delay, status: outcome.status, error: outcome.error }, 'contact delivery failed');
-      }
-    }
+    await planDeliveries(deps, channels.map((channel) => channel.name), options.batchSize ?? DEFAULTS.batchSize);
   } catch (error) {
+    // Deliveries already planned can still go out.
     result.error = error;
-    deps.log?.error({ err: error }, 'contact outbox run stopped');
+    deps.log?.error({ err: error }, 'contact outbox planning stopped');
+  }
+  const runs = await Promise.all(channels.map((channel) => runChannel(deps, channel, options)));
+  for (const run of runs) {
+    result.delivered += run.delivered;
+    result.failed += run.failed;
+    result.gaveUp += run.gaveUp;
+    if (run.error !== undefined) result.error ??= run.error;
   }
   return result;
 }
 
-/** The fetch deliveries go through: guarded unless the operator allowed a private receiver. */
-export function webhookFetch(deps: Pick<OutboxDeps, 'allowPrivate' | 'allowPorts' | 'lookup'>): typeof fetch {
-  if (deps.allowPrivate === true) return fetch;
-  return deps.lookup ? createGuardedFetch({ lookup: deps.lookup, allowPorts: deps.allowPorts }) : publicFetch(deps.allowPorts);
+/** Submissions waiting to be planned, a batch at a time (at most ten batches a run). */
+async function planDeliveries(deps: OutboxDeps, names: readonly DeliveryChannelName[], batchSize: number): Promise<void> {
+  const { kysely: db } = deps.db;
+  const now = deps.now ?? Date.now;
+  for (let batch = 0; batch < 10; batch += 1) {
+    const due = await db
+      .selectFrom('contact_submission')
+      .select('id')
+      .where('delivery_status', '=', 'pending')
+      .where('next_attempt_at', '<=', now())
+      .where('spam_reason', 'is', null)
+      .orderBy('next_attempt_at')
+      .orderBy('id')
+      .limit(batchSize)
+      .execute();
+    if (due.length === 0) return;
+    const ids = due.map((row) => Number(row.id));
+    const at = now();
+    await db
+      .insertInto('contact_delivery')
+      .values(ids.flatMap((id) => names.map((channel) => ({ submission_id: id, channel, state: 'pending' as const, attempts: 0, next_attempt_at: at, created_at: at }))))
+      .onConflict((oc) => oc.columns(['submission_id', 'channel']).doNothing())
+      .execute();
+    await db.updateTable('contact_submission').set({ delivery_status: 'dispatched', next_attempt_at: null }).where('id', 'in', ids).where('delivery_status', '=', 'pending').execute();
+    if (due.length < batchSize) return;
+  }
 }
 
-/** `status`: the webhook's HTTP status when it answered; absent when it did not (timeout, refused). */
-type Outcome = { ok: true } | { ok: false; status?: number; error: string };
+/** Due deliveries of one channel, with what the channel sends. */
+function dueDeliveries(deps: OutboxDeps, channel: DeliveryChannelName, limit: number) {
+  const now = deps.now ?? Date.now;
+  return deps.db.kysely
+    .selectFrom('contact_delivery as d')
+    .innerJoin('contact_submission as s', 's.id', 'd.submission_id')
+    .select(['d.id', 'd.attempts', 'd.next_attempt_at', 's.id as submission_id', 's.created_at', 's.name', 's.job_title', 's.work_email', 's.priority', 's.message'])
+    .where('d.state', '=', 'pending')
+    .where('d.channel', '=', channel)
+    .where('d.next_attempt_at', '<=', now())
+    .where('s.spam_reason', 'is', null)
+    .orderBy('d.next_attempt_at')
+    .orderBy('d.id')
+    .limit(limit)
+    .execute();
+}
 
-/** `sign`: the signature headers of this attempt for the exact body sent. */
-async function post(doFetch: typeof fetch, url: string, row: ContactSubmissionRow, timeoutMs: number, sign?: (body: string) => ReturnType<WebhookSigner>): Promise<Outcome> {
+async function runChannel(deps: OutboxDeps, channel: DeliveryChannel, options: DeliverOptions): Promise<DeliverResult> {
+  const now = deps.now ?? Date.now;
+  const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs;
+  const leaseMs = options.leaseMs ?? requestTimeoutMs + 60_000;
+  const result: DeliverResult = { delivered: 0, failed: 0, gaveUp: 0 };
+  const { kysely: db } = deps.db;
   try {
-    const body = JSON.stringify(contactDelivery({ ...row, id: Number(row.id) }));
-    const response = await doFetch(url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'idempotency-key': webhookId(row.id),
-        'user-agent': 'contact-outbox/1',
-        ...sign?.(body),
-      },
-      body,
-      signal: AbortSignal.timeout(timeoutMs),
-      // A 3xx comes back as it is and counts as a failure (see the top of this file).
-      redirect: 'manual',
-    });
-    // Release the connection; the answer's body means nothing to us.
-    await response.body?.cancel().catch(() => {});
-    if (response.ok) return { ok: true };
-    const status = `HTTP ${response.status} ${response.statusText}`.trim();
-    const location = response.headers.get('location');
-    const error = response.status >= 300 && response.status < 400 ? `${status}: redirects are not followed${location ? ` (Location: ${location})` : ''}` : status;
-    return { ok: false, status: response.status, error };
+    for (const row of await dueDeliveries(deps, channel.name, options.batchSize ?? DEFAULTS.batchSize)) {
+      // Compare-and-set claim: only the run that still sees the row as we read it wins; any other
+      // instance's claim, a redelivery or a spam mark changed next_attempt_at, and this update
+      // matches nothing. Comparing the value read, not the clock, keeps clock skew out of it.
+      const lease = now() + leaseMs;
+      const claimed = await db
+        .updateTable('contact_delivery')
+        .set({ next_attempt_at: lease })
+        .where('id', '=', row.id)
+        .where('state', '=', 'pending')
+        .where('next_attempt_at', '=', row.next_attempt_at)
+        .executeTakeFirst();
+      if (claimed.numUpdatedRows === 0n) continue;
+
+      const submission: OutgoingSubmission = { ...row, id: Number(row.submission_id) };
+      const attemptedAt = now();
+      const started = performance.now();
+      const outcome = await channel.send(submission, { now, timeoutMs: requestTimeoutMs });
+      const durationMs = Math.max(0, Math.round(performance.now() - started));
+      const verdict = await settle(deps, { id: row.id, channel: channel.name, attempts: row.attempts + 1, lease, attemptedAt, durationMs, submissionId: submission.id }, outcome, options.schedule ?? DEFAULT_SCHEDULE);
+      if (verdict === 'delivered') result.delivered += 1;
+      else if (verdict === 'failed_attempt') result.failed += 1;
+      else result.gaveUp += 1;
+    }
   } catch (error) {
-    const err = error as Error & { cause?: { code?: string; message?: string } };
-    if (err.name === 'TimeoutError') return { ok: false, error: `no answer within ${timeoutMs} ms` };
-    const refusal = outboundRefusal(error);
-    if (refusal) return { ok: false, error: `refused: ${refusal.message}; set CONTACT_WEBHOOK_ALLOW_PRIVATE=true if the receiver is on this network on purpose` };
-    const cause = err.cause?.code ?? err.cause?.message;
-    return { ok: false, error: cause ? `${err.message} (${cause})` : err.message };
+    result.error = error;
+    deps.log?.error({ err: error, channel: channel.name }, 'contact outbox run stopped');
   }
+  return result;
+}
+
+interface Claimed {
+  id: number;
+  channel: DeliveryChannelName;
+  /** This attempt's number in its round. */
+  attempts: number;
+  /** The claim's next_attempt_at: the bookkeeping applies only while it still holds. */
+  lease: number;
+  attemptedAt: number;
+  durationMs: number;
+  submissionId: number;
+}
+
+type Verdict = 'delivered' | 'failed_attempt' | 'gave_up';
+
+/** Log the attempt, then move the delivery on: delivered, due again later, or failed for good. */
+async function settle(deps: OutboxDeps, claimed: Claimed, outcome: AttemptOutcome, schedule: RetrySchedule): Promise<Verdict> {
+  const now = (deps.now ?? Date.now)();
+  const { kysely: db } = deps.db;
+  const error = outcome.ok ? null : outcome.error.slice(0, 1000);
+  await db
+    .insertInto('contact_delivery_attempt')
+    .values({ delivery_id: claimed.id, attempted_at: claimed.attemptedAt, duration_ms: claimed.durationMs, outcome: outcome.ok ? 'delivered' : 'failed', response_code: outcome.responseCode ?? null, error })
+    .execute();
+  const delay = outcome.ok ? undefined : nextDelayMs(claimed.attempts, schedule, deps.random);
+  const verdict: Verdict = outcome.ok ? 'delivered' : delay === undefined ? 'gave_up' : 'failed_attempt';
+  const change =
+    verdict === 'delivered'
+      ? { state: 'delivered' as const, delivered_at: now, next_attempt_at: null, last_error: null }
+      : verdict === 'gave_up'
+        ? { state: 'failed' as const, failed_at: now, next_attempt_at: null, last_error: error }
+        : { next_attempt_at: now + delay!, last_error: error };
+  // Only while our claim holds: a redelivery or a spam mark meanwhile keeps its own state.
+  await db.updateTable('contact_delivery').set({ ...change, attempts: claimed.attempts }).where('id', '=', claimed.id).where('state', '=', 'pending').where('next_attempt_at', '=', claimed.lease).execute();
+
+  deps.meter?.count('contact_delivery_attempts_total', { channel: claimed.channel, outcome: verdict });
+  const context = { submission: claimed.submissionId, channel: claimed.channel, attempts: claimed.attempts, status: outcome.responseCode, error: error ?? undefined };
+  if (verdict === 'delivered') deps.log?.info(context, 'contact submission delivered');
+  else if (verdict === 'gave_up') deps.log?.error(context, 'contact delivery given up: no attempts left');
+  else deps.log?.warn({ ...context, retryInMs: delay }, 'contact delivery failed');
+  return verdict;
 }

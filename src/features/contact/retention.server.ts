@@ -3,10 +3,10 @@
  * (scheduled in src/app/jobs/schedule.ts) and `npm run contact:erase -- --email` (GDPR art. 17, the
  * right to erasure). Works on both engines.
  *
- * A submission's webhook delivery is state on its own row (delivery_status), so deleting the row
- * deletes its delivery too: a `pending` one is never sent. Each result counts those separately,
- * because they are submissions the team never received. A delivery already in flight when its
- * row goes (the outbox has claimed it and is waiting for the webhook) still arrives; the outbox's
+ * A submission's deliveries and their log (contact_delivery, migration 0006) go with it, so a
+ * `pending` one is never sent. Each result counts the submissions still waiting for one, because
+ * the team may never have received them. A delivery already in flight when its submission goes
+ * (the outbox has claimed it and is waiting for the receiver) still arrives; the outbox's
  * bookkeeping afterwards matches no row and changes nothing.
  *
  * Rows go in batches, each one statement of its own: on SQLite a long purge never holds the
@@ -20,7 +20,7 @@ import { MS_PER_DAY } from '../../lib/calendar.ts';
 export interface ErasureResult {
   /** Submissions deleted. */
   submissions: number;
-  /** Of those, how many were still waiting for webhook delivery (now never sent). */
+  /** Of those, how many were still waiting for a delivery (webhook or e-mail; now never sent). */
   pendingDeliveries: number;
   /** Set when the run stopped early (what was deleted before stays deleted and is counted). */
   error?: unknown;
@@ -54,17 +54,22 @@ async function deleteInBatches(db: DbHandle, filter: Filter, batchSize = 500): P
   const result: ErasureResult = { submissions: 0, pendingDeliveries: 0 };
   try {
     for (;;) {
-      // DELETE ... WHERE id IN (SELECT ... LIMIT n) RETURNING: one bounded statement per batch on
-      // both engines (SQLite >= 3.35 has RETURNING), and the statuses counted are exactly those
-      // of the rows this statement removed, whatever the outbox did to them just before.
-      const deleted = await db.kysely
-        .deleteFrom('contact_submission')
-        .where('id', 'in', (eb) => eb.selectFrom('contact_submission').select('id').where(filter).orderBy('id').limit(batchSize))
-        .returning('delivery_status')
-        .execute();
-      result.submissions += deleted.length;
-      result.pendingDeliveries += deleted.filter((row) => row.delivery_status === 'pending').length;
-      if (deleted.length < batchSize) return result;
+      const batch = (eb: ExpressionBuilder<Database, 'contact_delivery' | 'contact_submission'>) =>
+        eb.selectFrom('contact_submission').select('id').where(filter).orderBy('id').limit(batchSize);
+      // One bounded transaction per batch, the same rows in both statements (the same snapshot
+      // on PostgreSQL; SQLite's transaction holds the write lock): first the deliveries, whose
+      // states say which were still waiting, then the submissions. DELETE ... RETURNING on both
+      // engines (SQLite >= 3.35).
+      const { deleted, waiting } = await db.kysely.transaction().execute(async (trx) => {
+        const deliveries = await trx.deleteFrom('contact_delivery').where('submission_id', 'in', batch).returning(['submission_id', 'state']).execute();
+        const submissions = await trx.deleteFrom('contact_submission').where('id', 'in', batch).returning(['id', 'delivery_status']).execute();
+        const ids = new Set(submissions.filter((s) => s.delivery_status === 'pending').map((s) => s.id));
+        for (const d of deliveries) if (d.state === 'pending') ids.add(d.submission_id);
+        return { deleted: submissions.length, waiting: ids.size };
+      });
+      result.submissions += deleted;
+      result.pendingDeliveries += waiting;
+      if (deleted < batchSize) return result;
     }
   } catch (error) {
     result.error = error;

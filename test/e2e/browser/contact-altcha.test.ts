@@ -21,7 +21,7 @@ async function counts(databaseUrl: string): Promise<{ submissions: number; spent
 }
 
 describe('the contact form with the proof-of-work check on', () => {
-  it('solves the challenge in the widget and sends the submission with its solution', { timeout: 60_000 }, async () => {
+  it('solves the challenge in the widget and sends the submission with its solution', { timeout: 240_000 }, async () => {
     await withPage(browser, async (page) => {
       await page.goto(`${site.url}/contact/`, { waitUntil: 'networkidle' });
       const widget = page.locator('altcha-widget');
@@ -29,7 +29,7 @@ describe('the contact form with the proof-of-work check on', () => {
       await page.getByLabel('Name').fill('Grace Hopper');
       await page.getByLabel('Work email').fill('grace@example.com');
       await page.getByRole('radio', { name: 'Message: no rush' }).check();
-      const answer = page.waitForResponse((response) => response.url() === `${site.url}/api/contact`, { timeout: 45_000 });
+      const answer = page.waitForResponse((response) => response.url() === `${site.url}/api/contact`, { timeout: 180_000 });
       await page.getByRole('button', { name: 'Send message' }).click();
       const response = await answer;
       expect(response.status()).toBe(200);
@@ -44,7 +44,7 @@ describe('the contact form with the proof-of-work check on', () => {
       await page.getByLabel('Name').fill('Grace Hopper');
       await page.getByLabel('Work email').fill('grace@example.com');
       await page.getByRole('radio', { name: 'High: something is broken now' }).check();
-      const second = page.waitForResponse((r) => r.url() === `${site.url}/api/contact`, { timeout: 45_000 });
+      const second = page.waitForResponse((r) => r.url() === `${site.url}/api/contact`, { timeout: 180_000 });
       await page.getByRole('button', { name: 'Send message' }).click();
       expect((await second).status()).toBe(200);
       await page.getByRole('heading', { name: 'Thank you, your message was sent' }).waitFor({ state: 'visible' });

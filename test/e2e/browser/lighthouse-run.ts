@@ -1,7 +1,11 @@
 /**
- * Lighthouse scores for the site's main pages: performance, accessibility, best practices and
- * SEO, each at least THRESHOLD. `npm run lighthouse` prints the table and exits 1 under
- * the threshold; test/e2e/lighthouse.test.ts runs the same function.
+ * Lighthouse scores for the site's main pages: accessibility, best practices and SEO gated at
+ * 100 (GATES), performance reported beside them but not gated. `npm run lighthouse` prints the
+ * table and exits 1 when a gated category is under its gate; test/e2e/lighthouse.test.ts runs
+ * the same function. Why performance is not gated: its score is timings, and even simulated
+ * throttling takes the CPU part from this host's measured main-thread time, so a busy machine
+ * scored /contact/ 92 and 94 that an idle one scores 100. Accessibility, best practices and SEO
+ * are properties of the page, the same on any machine.
  *
  *   node test/e2e/browser/lighthouse-run.ts                 start a seeded server, score it
  *   node test/e2e/browser/lighthouse-run.ts --url http://127.0.0.1:4321   score a running one
@@ -34,8 +38,10 @@ import { runCli, UsageError, type Cli } from '../../../jobs/cli/run-cli.ts';
 export const CATEGORIES = ['performance', 'accessibility', 'best-practices', 'seo'] as const;
 export type Category = (typeof CATEGORIES)[number];
 
-/** Lowest acceptable score (0-100) in every category. */
-export const THRESHOLD = 95;
+/** Lowest acceptable score (0-100) of each gated category; performance is reported only. */
+export const GATES: Readonly<Partial<Record<Category, number>>> = { accessibility: 100, 'best-practices': 100, seo: 100 };
+/** The gated categories, in table order. */
+export const GATED: readonly Category[] = CATEGORIES.filter((c) => GATES[c] !== undefined);
 
 export type Preset = 'mobile' | 'desktop';
 
@@ -129,7 +135,7 @@ export const RUNS_WHEN_IN_DOUBT = 3;
 
 /**
  * Score each page with Lighthouse, one after the other. A page is run once; when that run is
- * under the threshold in some category or Lighthouse reports an error (NO_NAVSTART, "please run
+ * under its gate in some gated category or Lighthouse reports an error (NO_NAVSTART, "please run
  * Lighthouse again", happens now and then on a busy machine), it is run until there are
  * RUNS_WHEN_IN_DOUBT runs and each category's *median* is reported, following Lighthouse's
  * advice on variability (docs/variability.md: take the median of several runs). A page that is
@@ -148,7 +154,7 @@ export async function runLighthouse(options: RunOptions): Promise<ScoredPage[]> 
     await (await fetch(url, { headers: { 'accept-encoding': 'br, gzip' } })).arrayBuffer();
     const runs: RunnerResult[] = [];
     const good = () => runs.filter((run) => !run.lhr.runtimeError);
-    const inDoubt = (run: RunnerResult) => run.lhr.runtimeError !== undefined || CATEGORIES.some((c) => (scoresOf(run.lhr)[c] ?? 0) < THRESHOLD);
+    const inDoubt = (run: RunnerResult) => run.lhr.runtimeError !== undefined || GATED.some((c) => (scoresOf(run.lhr)[c] ?? 0) < GATES[c]!);
     do {
       log(`lighthouse: ${name} ${url}${runs.length > 0 ? ` (run ${runs.length + 1} of ${RUNS_WHEN_IN_DOUBT})` : ''}`);
       runs.push(await scoreOnce(url, preset));
@@ -179,12 +185,17 @@ export async function runLighthouse(options: RunOptions): Promise<ScoredPage[]> 
   return results;
 }
 
-/** Pages and categories under the threshold, one line each with the audits that cost points. */
-export function belowThreshold(results: readonly ScoredPage[], threshold = THRESHOLD): string[] {
+/**
+ * Pages and gated categories under their gate, one line each with the audits that cost points.
+ * Performance never appears here, whatever it scored (see the file comment).
+ */
+export function belowThreshold(results: readonly ScoredPage[], gates: Readonly<Partial<Record<Category, number>>> = GATES): string[] {
   const lines: string[] = [];
   for (const page of results) {
     if (page.runtimeError) lines.push(`${page.name} (${page.path}): Lighthouse error ${page.runtimeError}`);
     for (const category of CATEGORIES) {
+      const threshold = gates[category];
+      if (threshold === undefined) continue;
       const score = page.scores[category];
       if (score !== null && score >= threshold) continue;
       const audits = page.failing
@@ -202,8 +213,10 @@ export function formatTable(results: readonly ScoredPage[], preset: Preset = DEF
   const rows = results.map((r) => [r.name, r.path, ...CATEGORIES.map((c) => (r.scores[c] === null ? '-' : String(r.scores[c]))), String(r.runs)]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: string[]) => cells.map((cell, i) => (i < 2 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
-  return [`Lighthouse (${preset}, simulated throttling), threshold ${THRESHOLD}; several runs: median per category`, line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+  return [`Lighthouse (${preset}, simulated throttling), gates: ${GATE_TEXT}, performance reported only; several runs: median per category`, line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }
+
+const GATE_TEXT = GATED.map((c) => `${c} ${GATES[c]}`).join(', ');
 
 const USAGE = {
   synopsis: 'npm run lighthouse -- [--url URL] [--preset desktop|mobile] [--reports DIR]',
@@ -216,7 +229,7 @@ const USAGE = {
     '  --url      score a running server (default: start a seeded one)',
     `  --preset   desktop (the gate, default) or mobile (the PageSpeed Insights view)`,
     '  --reports  folder for one HTML report per page (default test-results/lighthouse)',
-    `  exits 0 when every score is at least ${THRESHOLD}, 1 below it`,
+    `  exits 0 when every gated score is at its gate (${GATE_TEXT}; performance is reported, not gated), 1 below it`,
   ].join('\n'),
 } as const;
 
@@ -231,10 +244,10 @@ async function main({ values }: Cli<typeof USAGE.options>): Promise<number> {
     process.stdout.write(`${formatTable(results, preset)}\n`);
     const failures = belowThreshold(results);
     if (failures.length > 0) {
-      process.stdout.write(`\nBelow ${THRESHOLD}:\n${failures.map((f) => `  ${f}`).join('\n')}\n`);
+      process.stdout.write(`\nBelow the gate:\n${failures.map((f) => `  ${f}`).join('\n')}\n`);
       return 1;
     }
-    process.stdout.write(`\nEvery score is at least ${THRESHOLD}. Reports: ${values.reports}/\n`);
+    process.stdout.write(`\nEvery gated score is at its gate (${GATE_TEXT}). Reports: ${values.reports}/\n`);
     return 0;
   } finally {
     await site?.stop();

@@ -54,7 +54,7 @@ beforeAll(async () => {
       ASTRO_TELEMETRY_DISABLED: '1',
     },
   });
-}, 240_000);
+}, 360_000);
 
 // Registered after the build, so it starts once the build is there (beforeAll hooks run in order).
 const { site, browser } = useBrowserSite({ DIST_DIR: join(copy, 'dist') });
@@ -241,7 +241,7 @@ describe('the page navigation in Chromium', () => {
 });
 
 describe('Lighthouse', () => {
-  it('scores a middle page of the list like the other pages, and 100 for accessibility', { timeout: 240_000 }, async () => {
+  it('scores a middle page of the list like the other pages, and 100 for accessibility', { timeout: 360_000 }, async () => {
     const results = await runLighthouse({ baseUrl: site.url, pages: [{ name: 'news-page-2', path: '/news/page/2/' }], reportsDir: 'test-results/lighthouse', log: () => {} });
     console.log(formatTable(results));
     expect(results[0]!.runtimeError).toBeUndefined();

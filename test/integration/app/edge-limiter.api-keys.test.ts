@@ -195,6 +195,6 @@ describe('draft RateLimit headers and the IPv6 prefix', () => {
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
     expect(code).toBe(78);
-    expect(stderr).toBe('Invalid configuration: RATE_LIMIT_IPV6_PREFIX: must be a prefix length from 1 to 128 (got "129"). See README.md, section "Configuration".\n');
+    expect(stderr).toBe('Invalid configuration: RATE_LIMIT_IPV6_PREFIX: must be a prefix length from 1 to 128 (got "129"). See docs/operators.md, section "Configuration".\n');
   });
 });

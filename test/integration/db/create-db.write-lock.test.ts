@@ -1,86 +1,86 @@
 /**
  * Another process holding the database's write lock never stalls the server.
- * Contacts keep the interface's promise (an answer within 5 s: 200 stored, or 502 not stored,
- * never a 502 stored later) and /healthz keeps answering at once, on the real server with a
- * real SQLite file or PostgreSQL database. Before the fix, SQLite's busy_timeout waited inside
- * better-sqlite3's synchronous call: three contacts answered at 3.9, 7.6 and 7.8 s and
- * /healthz took 7.8 s.
+ * Contacts keep the interface's promise (an answer by the deadline: 200 stored, or 502 not
+ * stored, never a 502 stored later) and /healthz and reads keep answering while contacts wait,
+ * on the real server with a real SQLite file or PostgreSQL database. Before the fix, SQLite's
+ * busy_timeout waited inside better-sqlite3's synchronous call: three contacts answered at 3.9,
+ * 7.6 and 7.8 s and /healthz took 7.8 s, answered only after a contact had given up.
+ *
+ * Nothing here is timed (the machine may be busy): the tests assert the order of events (probes
+ * answered while every contact still waits; answers given while the lock is still held) and the
+ * lock is released by the test when the answers it awaits have come, never by a timer. How fast
+ * /healthz answers under a held lock is a figure for `npm run bench`, not a test.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { callContact, ENGINES, contactRequest, json, openTestDb, testServices, validPayload, type TestDb } from '../../helpers/contact-fixtures.ts';
 import { holdWriteLock, postContact, type HeldLock, serve, sleep, storedContacts, timedFetch, type ServedDb } from '../../helpers/storage-helpers.ts';
 
-/** The interface's promise for POST /api/contact. */
-const ANSWER_WITHIN_MS = 5_000;
-/**
- * The requirement for /healthz while a lock is held: the median probe answers within 50 ms, and
- * none takes 500 ms (on this shared 2-core machine a single probe was once seen at 107 ms with
- * the event loop free). A loop blocked by busy_timeout shows seconds: 7.7 s before the fix.
- */
-const HEALTHZ_MEDIAN_WITHIN_MS = 50;
-const HEALTHZ_EACH_WITHIN_MS = 500;
-/** A read while writes wait for the lock: queued behind them it would take their 3.75 s. */
-const READ_WITHIN_MS = 1_000;
-
 describe.each(ENGINES)('a write lock held outside the server on %s', (engine) => {
   let served: ServedDb | undefined;
   let lock: HeldLock | undefined;
   afterEach(async () => {
-    await lock?.released.catch(() => {});
+    await lock?.release().catch(() => {});
     await served?.stop();
     served = undefined;
     lock = undefined;
   });
 
-  it('answers three concurrent contacts 502 within 5 s, keeps /healthz and reads fast, and stores none of them after the lock is released', async () => {
+  it('answers three concurrent contacts 502 while the lock is held, keeps /healthz and reads answering meanwhile, and stores none of them after the lock is released', async () => {
     served = await serve(engine);
     const origin = served.server.url;
     await timedFetch(`${origin}/healthz`); // warm the keep-alive connection the probes reuse
-    lock = await holdWriteLock(engine, served.url, 8_000);
+    lock = await holdWriteLock(engine, served.url);
 
-    const contacts = Promise.all(['one', 'two', 'three'].map((name) => postContact(origin, name, `locked-${engine}-${name}`)));
-    const probes: number[] = [];
-    for (let i = 0; i < 6; i += 1) {
-      await sleep(400);
-      probes.push((await timedFetch(`${origin}/healthz`)).elapsedMs);
+    let answered = 0;
+    const contacts = Promise.all(['one', 'two', 'three'].map((name) => postContact(origin, name, `locked-${engine}-${name}`).finally(() => (answered += 1))));
+    // While the contacts wait, the event loop is free: each probe is answered before any
+    // contact gives up. A loop blocked in busy_timeout answers a probe only after a contact.
+    const probes: Array<{ status: number; whileWaiting: boolean }> = [];
+    for (let i = 0; i < 3; i += 1) {
+      const probe = await timedFetch(`${origin}/healthz`);
+      probes.push({ status: probe.status, whileWaiting: answered === 0 });
     }
     // Reads do not queue behind the waiting writes (WAL readers take no write lock).
     const read = await timedFetch(`${origin}/api/v1/public/data?startDate=2026-07-01&endDate=2026-07-31`);
+    const readWhileWaiting = answered === 0;
     const answers = await contacts;
+    const releasing = lock.release();
 
     for (const answer of answers) {
       expect(answer.status).toBe(502);
       expect(answer.contentType).toBe('application/problem+json; charset=utf-8');
       expect(answer.body).toMatchObject({ code: 'upstream_unavailable', status: 502 });
-      expect(answer.elapsedMs).toBeLessThan(ANSWER_WITHIN_MS);
     }
-    const sorted = [...probes].sort((a, b) => a - b);
-    expect(sorted[Math.floor(sorted.length / 2)]).toBeLessThan(HEALTHZ_MEDIAN_WITHIN_MS);
-    expect(sorted.at(-1)).toBeLessThan(HEALTHZ_EACH_WITHIN_MS);
+    expect(probes).toEqual(Array.from({ length: 3 }, () => ({ status: 200, whileWaiting: true })));
     expect(read.status).toBe(200);
-    expect(read.elapsedMs).toBeLessThan(READ_WITHIN_MS);
+    expect(readWhileWaiting).toBe(true);
 
-    await lock.released;
-    await sleep(500);
-    // Nothing was waiting to commit once the lock went away.
-    expect(await storedContacts(served.url)).toEqual([]);
+    await releasing;
+    // A contact sent after the release is stored; nothing of the three waited to commit with it.
+    expect((await postContact(origin, 'after', `after-${engine}`)).status).toBe(200);
+    await sleep(200);
+    expect((await storedContacts(served.url)).map((row) => row.name)).toEqual(['after']);
   });
 
-  it('lets contacts wait out a lock held for a second, then stores each once and answers 200', async () => {
+  it('lets contacts wait out a lock that is released while they wait, then stores each once and answers 200', async () => {
     served = await serve(engine);
     const origin = served.server.url;
-    lock = await holdWriteLock(engine, served.url, 1_000);
+    lock = await holdWriteLock(engine, served.url);
 
-    const answers = await Promise.all(['one', 'two', 'three'].map((name) => postContact(origin, name, `short-${engine}-${name}`)));
-    await lock.released;
+    let answered = 0;
+    const pending = ['one', 'two', 'three'].map((name) => postContact(origin, name, `short-${engine}-${name}`).finally(() => (answered += 1)));
+    // Time for the contacts to reach the lock; were they slower, the lock would merely be gone
+    // before they came (a weaker test, never a failing one).
+    await sleep(300);
+    // The lock was really in the way: no contact could answer while it was held.
+    expect(answered).toBe(0);
+    await lock.release();
+    const answers = await Promise.all(pending);
 
     for (const answer of answers) {
       expect(answer.status).toBe(200);
       expect(answer.body).toEqual({ success: true });
-      expect(answer.elapsedMs).toBeLessThan(ANSWER_WITHIN_MS);
     }
-    // The lock was really in the way: the first answer came after it was released.
-    expect(Math.min(...answers.map((a) => a.elapsedMs))).toBeGreaterThan(500);
     const stored = await storedContacts(served.url);
     expect(stored.map((row) => row.idempotency_key).sort()).toEqual([`short-${engine}-one`, `short-${engine}-three`, `short-${engine}-two`]);
   });
@@ -93,25 +93,25 @@ describe.each(ENGINES)('the server’s own connections all busy on %s', (engine)
     db = undefined;
   });
 
-  it('answers a contact 502 within 5 s and does not store it when a connection frees up later', async () => {
-    // One connection (SQLite has one anyway), held by a long transaction for 4.5 s: past the
-    // store's deadline, inside the time a late commit would still have happened.
+  it('answers a contact 502 by its deadline and does not store it when the connection frees up later', async () => {
+    // One connection (SQLite has one anyway), held by a long transaction until the contact has
+    // answered: past the store's deadline, inside the time a late commit would still happen.
     db = await openTestDb(engine, { poolSize: 1 });
     const handle = db.handle;
+    let letGo!: () => void;
+    const held = new Promise<void>((resolve) => (letGo = resolve));
     const holder = handle.kysely.transaction().execute(async (trx) => {
       await trx.selectFrom('contact_submission').select('id').execute();
-      await sleep(4_500);
+      await held;
     });
     await sleep(50);
 
-    const started = performance.now();
-    const response = await callContact(contactRequest(json(validPayload), { 'content-type': 'application/json', 'idempotency-key': `busy-${engine}` }), testServices(handle), { deadlineMs: 4_000 });
-    const elapsedMs = performance.now() - started;
+    const response = await callContact(contactRequest(json(validPayload), { 'content-type': 'application/json', 'idempotency-key': `busy-${engine}` }), testServices(handle), { deadlineMs: 2_000 });
+    letGo();
     expect(response.status).toBe(502);
-    expect(elapsedMs).toBeLessThan(ANSWER_WITHIN_MS);
 
     await holder;
-    await sleep(500);
+    // This read queues on the one connection behind any insert still waiting for it.
     expect(await handle.kysely.selectFrom('contact_submission').select('id').execute()).toEqual([]);
   });
 });

@@ -8,6 +8,7 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { storeSubmission } from '../../../src/features/contact/contact.server.ts';
+import { redeliverSubmission } from '../../../src/features/contact/deliveries.server.ts';
 import { deliverPending } from '../../../src/features/contact/outbox.server.ts';
 import { belowHeaderComment, guideBlock } from '../../helpers/guide-copy.ts';
 import { ENGINES, openTestDb, validPayload, type TestDb } from '../../helpers/contact-fixtures.ts';
@@ -35,7 +36,7 @@ async function startReceiver(secret: string): Promise<{ url: string; accepted: (
       if (!match) throw new Error(`not listening yet: ${stderr}`);
       return (JSON.parse(match[1]!) as { port: number }).port;
     },
-    { timeout: 15_000, interval: 50 },
+    { timeout: 60_000, interval: 50 },
   );
   return { url: `http://127.0.0.1:${port}/contact`, child, accepted: () => stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line) as unknown) };
 }
@@ -59,27 +60,27 @@ describe.each(ENGINES)('examples/webhook-receiver.ts and the outbox on %s', (eng
     await db.handle.kysely.deleteFrom('contact_submission').execute();
   });
 
-  const queue = async () => (await storeSubmission(db.handle, validPayload, { webhookEnabled: true, now: Date.now() })).id;
-  const status = async (id: number) => db.handle.kysely.selectFrom('contact_submission').select(['delivery_status', 'last_error']).where('id', '=', id).executeTakeFirstOrThrow();
+  const queue = async () => (await storeSubmission(db.handle, validPayload, { deliver: true, now: Date.now() })).id;
+  const status = async (id: number) => db.handle.kysely.selectFrom('contact_delivery').select(['state', 'last_error']).where('submission_id', '=', id).executeTakeFirstOrThrow();
 
   it('accepts a signed delivery once, and answers a redelivery of the same webhook-id without handling it again', async () => {
     const before = receiver.accepted().length;
     const id = await queue();
     const deps = { db: db.handle, webhookUrl: receiver.url, allowPrivate: true, signingSecret: secret };
-    expect(await deliverPending(deps)).toEqual({ delivered: 1, failed: 0 });
+    expect(await deliverPending(deps)).toEqual({ delivered: 1, failed: 0, gaveUp: 0 });
     // A crash between the receiver's 2xx and our bookkeeping: the row is sent again, signed afresh.
-    await db.handle.kysely.updateTable('contact_submission').set({ delivery_status: 'pending', next_attempt_at: 0 }).where('id', '=', id).execute();
-    expect(await deliverPending(deps)).toEqual({ delivered: 1, failed: 0 });
+    expect(await redeliverSubmission(db.handle, id)).toMatchObject({ deliveries: 1 });
+    expect(await deliverPending(deps)).toEqual({ delivered: 1, failed: 0, gaveUp: 0 });
     expect(receiver.accepted().slice(before)).toEqual([expect.objectContaining({ type: 'contact_submission', id, work_email: validPayload.work_email })]);
   });
 
   it('refuses a delivery signed with another secret (401, kept pending) and one without a signature', async () => {
     const before = receiver.accepted().length;
     const id = await queue();
-    expect(await deliverPending({ db: db.handle, webhookUrl: receiver.url, allowPrivate: true, signingSecret: secretOf() })).toEqual({ delivered: 0, failed: 1 });
-    expect(await status(id)).toEqual({ delivery_status: 'pending', last_error: 'HTTP 401 Unauthorized' });
-    await db.handle.kysely.updateTable('contact_submission').set({ next_attempt_at: 0 }).where('id', '=', id).execute();
-    expect(await deliverPending({ db: db.handle, webhookUrl: receiver.url, allowPrivate: true })).toEqual({ delivered: 0, failed: 1 });
+    expect(await deliverPending({ db: db.handle, webhookUrl: receiver.url, allowPrivate: true, signingSecret: secretOf() })).toEqual({ delivered: 0, failed: 1, gaveUp: 0 });
+    expect(await status(id)).toEqual({ state: 'pending', last_error: 'HTTP 401 Unauthorized' });
+    await db.handle.kysely.updateTable('contact_delivery').set({ next_attempt_at: 0 }).where('submission_id', '=', id).execute();
+    expect(await deliverPending({ db: db.handle, webhookUrl: receiver.url, allowPrivate: true })).toEqual({ delivered: 0, failed: 1, gaveUp: 0 });
     expect(receiver.accepted().length).toBe(before);
   });
 });

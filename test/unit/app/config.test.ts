@@ -111,6 +111,23 @@ describe('loadConfig', () => {
     `);
   });
 
+  it('refuses a CONTACT_WEBHOOK_URL written as a non-public address unless CONTACT_WEBHOOK_ALLOW_PRIVATE is set', () => {
+    const hosts = ['http://127.0.0.1:9/hook', 'http://localhost:8080/in', 'http://[::1]/in', 'https://192.168.1.20/in', 'https://169.254.169.254/latest'];
+    expect(hosts.map((url) => configProblems({ CONTACT_WEBHOOK_URL: url })[0])).toMatchInlineSnapshot(`
+      [
+        "CONTACT_WEBHOOK_URL: 127.0.0.1 is a loopback address, where the outbox refuses to deliver; set CONTACT_WEBHOOK_ALLOW_PRIVATE=true if the receiver is on this network on purpose",
+        "CONTACT_WEBHOOK_URL: localhost is a loopback address, where the outbox refuses to deliver; set CONTACT_WEBHOOK_ALLOW_PRIVATE=true if the receiver is on this network on purpose",
+        "CONTACT_WEBHOOK_URL: [::1] is a loopback address, where the outbox refuses to deliver; set CONTACT_WEBHOOK_ALLOW_PRIVATE=true if the receiver is on this network on purpose",
+        "CONTACT_WEBHOOK_URL: 192.168.1.20 is a private address, where the outbox refuses to deliver; set CONTACT_WEBHOOK_ALLOW_PRIVATE=true if the receiver is on this network on purpose",
+        "CONTACT_WEBHOOK_URL: 169.254.169.254 is a link-local address, where the outbox refuses to deliver; set CONTACT_WEBHOOK_ALLOW_PRIVATE=true if the receiver is on this network on purpose",
+      ]
+    `);
+    for (const url of hosts) expect(configProblems({ CONTACT_WEBHOOK_URL: url, CONTACT_WEBHOOK_ALLOW_PRIVATE: 'true' })).toEqual([]);
+    // A name is judged when it is dialled (DNS may change), a public address at once.
+    expect(configProblems({ CONTACT_WEBHOOK_URL: 'https://hooks.example/in' })).toEqual([]);
+    expect(configProblems({ CONTACT_WEBHOOK_URL: 'https://203.0.114.7/in' })).toEqual([]);
+  });
+
   it('refuses credentials in LLM_BASE_URL and CONTACT_WEBHOOK_URL', () => {
     expect(configProblems({ LLM_BASE_URL: `https://user:${SECRET}@api.example/v1`, LLM_MODEL: 'm' })).toMatchInlineSnapshot(`
       [

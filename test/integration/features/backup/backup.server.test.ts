@@ -184,12 +184,15 @@ describe.each(ENGINES)('backup and restore on %s', (engine) => {
   it('refuses a backup from a newer schema, and migrates an older one', async () => {
     const source = await freshDatabase(engine);
     await storeSubmission(source.handle, validPayload, { webhookEnabled: false });
-    // An older schema: the database as it was before migration 0005.
+    // An older schema: the database as it was before migration 0005 (and so before 0006 too).
+    await sql`drop table contact_delivery_attempt`.execute(source.handle.kysely);
+    await sql`drop table contact_delivery`.execute(source.handle.kysely);
+    await sql`alter table contact_submission drop column spam_reason`.execute(source.handle.kysely);
     await sql`drop index contact_submission_email_lower`.execute(source.handle.kysely);
-    await source.handle.kysely.deleteFrom('kysely_migration' as never).where('name' as never, '=', '0005-contact-email-index' as never).execute();
+    await source.handle.kysely.deleteFrom('kysely_migration' as never).where('name' as never, 'in', ['0005-contact-email-index', '0006-contact-deliveries'] as never).execute();
     const older = join(dir, `older-${engine}.backup`);
     await takeBackup(source.url, older);
-    expect((await verifyBackup(older)).schema).toMatchObject({ relation: 'older', toApply: ['0005-contact-email-index'] });
+    expect((await verifyBackup(older)).schema).toMatchObject({ relation: 'older', toApply: ['0005-contact-email-index', '0006-contact-deliveries'] });
     // A newer one: a migration this code does not know.
     await source.handle.kysely.insertInto('kysely_migration' as never).values({ name: '9999-from-the-future', timestamp: new Date().toISOString() } as never).execute();
     const newer = join(dir, `newer-${engine}.backup`);
@@ -201,7 +204,7 @@ describe.each(ENGINES)('backup and restore on %s', (engine) => {
     expect(refused.message).toMatch(/9999-from-the-future/);
 
     const restored = await restoreBackup({ databaseUrl: source.url, file: older, force: false, ledger: undefined });
-    expect(restored.applied).toEqual(['0005-contact-email-index']);
+    expect(restored.applied).toEqual(['0005-contact-email-index', '0006-contact-deliveries']);
     expect(await emailsIn(source.url)).toEqual([validPayload.work_email]);
     if (engine === 'postgres') await dropDatabase(source.url);
   });

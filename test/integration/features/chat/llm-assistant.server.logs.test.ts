@@ -61,9 +61,8 @@ describe('LLM failures in the logs', () => {
 
   it('refuses a provider on a private address unless allowed, at once, and logs the refusal by code', async () => {
     const { services, lines } = logged({ LLM_BASE_URL: 'https://10.255.255.1/v1', LLM_TIMEOUT_MS: '15000' });
-    const started = performance.now();
+    // Refused before any connection: the logged code is the guard's, not a timeout's.
     await readChunks(await callChat(chatRequest(ask('What is sellers.json?')), services, chatDeps()));
-    expect(performance.now() - started).toBeLessThan(5_000);
     const warned = lines().filter((l) => l['level'] === 'warn');
     expect(warned.map((l) => l['llm'])).toEqual([{ name: 'AI_APICallError', code: 'ERR_OUTBOUND_REFUSED', host: '10.255.255.1' }]);
   });

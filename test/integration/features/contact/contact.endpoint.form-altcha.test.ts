@@ -42,6 +42,8 @@ describe.each(ENGINES)('contact form posts and proof of work on %s', (engine) =>
     await suite.db.handle.kysely.deleteFrom('contact_altcha_used').execute();
     altcha = testServices(suite.db.handle, { CONTACT_ALTCHA_HMAC_KEY: KEY });
   });
+  /** Every stored submission's spam reason (null: not spam), in order. */
+  const spamReasons = async () => (await suite.db.handle.kysely.selectFrom('contact_submission').select('spam_reason').orderBy('id').execute()).map((r) => r.spam_reason);
 
   describe('a form posted without JavaScript', () => {
     it('is stored and answered with 303 See Other to the thank-you page', async () => {
@@ -93,10 +95,10 @@ describe.each(ENGINES)('contact form posts and proof of work on %s', (engine) =>
       expect(await countRows(suite.db.handle)).toBe(0);
     });
 
-    it('answers a filled honeypot like a success and stores nothing', async () => {
+    it('answers a filled honeypot like a success and keeps it as spam', async () => {
       const response = await callContact(formPost('name=Bot&work_email=bot%40example.com&priority=high&website=http%3A%2F%2Fspam.example'), suite.services);
       expect(response.status).toBe(303);
-      expect(await countRows(suite.db.handle)).toBe(0);
+      expect(await spamReasons()).toEqual(['honeypot']);
     });
 
     it('falls back to the form alone when there is no build to take the page from', async () => {
@@ -127,13 +129,13 @@ describe.each(ENGINES)('contact form posts and proof of work on %s', (engine) =>
       expect(await countRows(suite.db.handle)).toBe(2);
     });
 
-    it('refuses a spent solution with challenge_replayed, and stores nothing more', async () => {
+    it('answers a spent solution like a success and keeps the submission as spam', async () => {
       const payload = await solved();
       expect((await callContact(jsonPost({ ...validPayload, altcha: payload }), altcha)).status).toBe(200);
       const again = await callContact(jsonPost({ ...validPayload, message: 'Another one', altcha: payload }), altcha);
-      expect(again.status).toBe(400);
-      expect(await again.json()).toMatchObject({ code: 'challenge_replayed', title: 'Proof of work already used' });
-      expect(await countRows(suite.db.handle)).toBe(1);
+      expect(again.status).toBe(200);
+      expect(await again.json()).toEqual({ success: true });
+      expect(await spamReasons()).toEqual([null, 'proof of work: This proof-of-work solution was already used for another submission.']);
     });
 
     it('refuses a solution spent on another instance that shares the database', async () => {
@@ -143,8 +145,8 @@ describe.each(ENGINES)('contact form posts and proof of work on %s', (engine) =>
         const payload = await solved();
         expect((await callContact(jsonPost({ ...validPayload, altcha: payload }), altcha)).status).toBe(200);
         const elsewhere = await callContact(jsonPost({ ...validPayload, message: 'Via the other instance', altcha: payload }), testServices(other, { CONTACT_ALTCHA_HMAC_KEY: KEY }));
-        expect(await elsewhere.json()).toMatchObject({ code: 'challenge_replayed' });
-        expect(await countRows(suite.db.handle)).toBe(1);
+        expect(await elsewhere.json()).toEqual({ success: true });
+        expect((await spamReasons()).map((r) => r?.startsWith('proof of work: ') ?? null)).toEqual([null, true]);
       } finally {
         await other.close();
       }
@@ -158,24 +160,28 @@ describe.each(ENGINES)('contact form posts and proof of work on %s', (engine) =>
       expect(retry.status).toBe(200);
       expect(retry.headers.get('idempotent-replayed')).toBe('true');
       const other = await callContact(jsonPost({ ...validPayload, altcha: payload }, { 'idempotency-key': 'another-key' }), altcha);
-      expect(await other.json()).toMatchObject({ code: 'challenge_replayed' });
-      expect(await countRows(suite.db.handle)).toBe(1);
+      expect(await other.json()).toEqual({ success: true });
+      expect((await spamReasons()).map((r) => r !== null)).toEqual([false, true]);
     });
 
-    it('refuses a missing, malformed, forged or expired solution', async () => {
-      const code = async (body: unknown) => ((await (await callContact(jsonPost(body), altcha)).json()) as { code: string }).code;
-      expect(await code(validPayload)).toBe('challenge_required');
-      expect(await code({ ...validPayload, altcha: 'not base64 json' })).toBe('challenge_failed');
-      expect(await code({ ...validPayload, altcha: 42 })).toBe('challenge_failed');
+    it('refuses a missing solution with challenge_required, and keeps a malformed, forged, wrong or expired one as spam', async () => {
+      const required = await callContact(jsonPost(validPayload), altcha);
+      expect(await required.json()).toMatchObject({ status: 400, code: 'challenge_required' });
+      expect(await countRows(suite.db.handle)).toBe(0);
+      const answer = async (altchaValue: unknown) => (await (await callContact(jsonPost({ ...validPayload, altcha: altchaValue }), altcha)).json()) as unknown;
+      expect(await answer('not base64 json')).toEqual({ success: true });
+      expect(await answer(42)).toEqual({ success: true });
       // Signed with another key: not issued by this server.
-      expect(await code({ ...validPayload, altcha: await solved('someone-elses-key-0123456789abcdef') })).toBe('challenge_failed');
+      expect(await answer(await solved('someone-elses-key-0123456789abcdef'))).toEqual({ success: true });
       // A derived key that is not the one the work finds (the key is what proves the work).
       const decoded = JSON.parse(Buffer.from(await solved(), 'base64').toString()) as { solution: { derivedKey: string } };
       decoded.solution.derivedKey = `${decoded.solution.derivedKey.slice(0, -2)}${decoded.solution.derivedKey.endsWith('00') ? '01' : '00'}`;
-      expect(await code({ ...validPayload, altcha: Buffer.from(JSON.stringify(decoded)).toString('base64') })).toBe('challenge_failed');
-      const expired = await callContact(jsonPost({ ...validPayload, altcha: await solved(KEY, Date.now() - 31 * 60_000) }), altcha);
-      expect(await expired.json()).toMatchObject({ code: 'challenge_failed', detail: 'The challenge has expired.' });
-      expect(await countRows(suite.db.handle)).toBe(0);
+      expect(await answer(Buffer.from(JSON.stringify(decoded)).toString('base64'))).toEqual({ success: true });
+      expect(await answer(await solved(KEY, Date.now() - 31 * 60_000))).toEqual({ success: true });
+      const reasons = await spamReasons();
+      expect(reasons).toHaveLength(5);
+      expect(reasons.every((r) => r?.startsWith('proof of work: '))).toBe(true);
+      expect(reasons.at(-1)).toBe('proof of work: The challenge has expired.');
     });
 
     it('checks the fields first, so a typo does not spend the solution', async () => {

@@ -47,13 +47,53 @@ describe.each(ENGINES)('POST /api/contact on %s', (engine) => {
     });
 
     it('answers 415 for a text/plain body, naming the content type it takes', async () => {
-      const response = await post(json(validPayload), { 'content-type': 'text/plain' });
+      const response = await post('name=Ada', { 'content-type': 'text/plain' });
       expect(response.headers.get('accept-post')).toBe('application/json');
       expect(await problemParts(response)).toEqual({ code: 'unsupported_media_type', detail: 'Content type "text/plain" is not accepted.', resolution: 'Send the form as UTF-8 JSON with the header Content-Type: application/json.', status: 415, title: 'Unsupported media type' });
     });
 
-    it('answers 415 when there is no Content-Type at all', async () => {
-      expect(await problemParts(await post(json(validPayload), {}))).toEqual({ code: 'unsupported_media_type', detail: 'The request has no Content-Type.', resolution: 'Send the form as UTF-8 JSON with the header Content-Type: application/json.', status: 415, title: 'Unsupported media type' });
+    const SEND_JSON = 'Send the JSON body with the header Content-Type: application/json (curl: -H "Content-Type: application/json").';
+
+    it('answers 415 for a JSON body sent as text/plain, saying it is JSON and which type came', async () => {
+      const response = await post(json(validPayload), { 'content-type': 'text/plain' });
+      expect(response.headers.get('accept-post')).toBe('application/json, application/x-www-form-urlencoded');
+      expect(await problemParts(response)).toEqual({ code: 'unsupported_media_type', detail: 'The body is JSON but came with Content-Type "text/plain", so it was not read as JSON.', resolution: SEND_JSON, status: 415, title: 'Unsupported media type' });
+    });
+
+    it('answers 415 for a JSON body without Content-Type, saying so', async () => {
+      expect(await problemParts(await post(json(validPayload), {}))).toEqual({ code: 'unsupported_media_type', detail: 'The body is JSON but came with no Content-Type, so it was not read as JSON.', resolution: SEND_JSON, status: 415, title: 'Unsupported media type' });
+    });
+
+    it('answers 415 for a JSON body sent as a form (curl -d), saying it was read as a form, instead of "Name is required" three times', async () => {
+      const response = await post(json(validPayload), { 'content-type': 'application/x-www-form-urlencoded' });
+      expect(await problemParts(response)).toEqual({
+        code: 'unsupported_media_type',
+        detail: 'The body is JSON but came with Content-Type "application/x-www-form-urlencoded", so it was read as a form (application/x-www-form-urlencoded) and none of its fields were found.',
+        resolution: SEND_JSON,
+        status: 415,
+        title: 'Unsupported media type',
+      });
+    });
+
+    it('answers 400 naming a misspelt field and the field it was meant to be, for JSON and form bodies alike', async () => {
+      const misspelt = { ...validPayload, mesage: 'Please call me back.' };
+      const fromJson = (await (await post(json(misspelt))).json()) as { status: number; errors: unknown[] };
+      expect(fromJson.status).toBe(400);
+      const error = { field: 'mesage', message: 'Unknown field "mesage": did you mean "message"?', expected: 'one of the fields name, job_title, work_email, priority, message' };
+      expect(fromJson.errors).toEqual([error]);
+      const form = new URLSearchParams({ ...misspelt, website: '' }).toString();
+      const fromForm = (await (await post(form, { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' })).json()) as { status: number; errors: unknown[] };
+      expect(fromForm).toMatchObject({ status: 400, errors: [error] });
+    });
+
+    it('names an unknown field with no near one, beside the errors of the fields themselves', async () => {
+      const response = await post(json({ name: 'Ada', priority: 'high', email: 'ada@example.com', company: 'Acme' }));
+      const body = (await response.json()) as { errors: Array<{ field: string; message: string }> };
+      expect(body.errors.map((e) => [e.field, e.message])).toEqual([
+        ['work_email', 'Work email is required.'],
+        ['email', 'Unknown field "email": the contact fields are name, job_title, work_email, priority, message.'],
+        ['company', 'Unknown field "company": the contact fields are name, job_title, work_email, priority, message.'],
+      ]);
     });
 
     it('answers 415 for a multipart body', async () => {
@@ -250,18 +290,23 @@ describe.each(ENGINES)('POST /api/contact on %s', (engine) => {
         next_attempt_at: null,
         delivered_at: null,
         last_error: null,
+        spam_reason: null,
       });
       expect(row!.created_at).toBeGreaterThanOrEqual(before);
     });
 
-    it('ignores unknown fields and stores none of them', async () => {
+    it('refuses unknown fields, stores nothing, and accepts the honeypot and proof-of-work fields beside the form', async () => {
       const body = `${json(validPayload).slice(0, -1)},"company":"UNKNOWN-MARKER","admin":true,"__proto__":{"polluted":"UNKNOWN-MARKER"}}`;
       const response = await post(body);
-      expect(response.status).toBe(200);
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as { errors: Array<{ field: string }> }).errors.map((e) => e.field)).toEqual(['company', 'admin', '__proto__']);
+      expect(await suite.db.handle.kysely.selectFrom('contact_submission').selectAll().execute()).toEqual([]);
+      expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
+      // The honeypot (empty) and the proof of work (ignored while the check is off) are no strangers.
+      expect((await post(json({ ...validPayload, website: '', altcha: 'not-checked' }))).status).toBe(200);
       const rows = await suite.db.handle.kysely.selectFrom('contact_submission').selectAll().execute();
       expect(rows).toHaveLength(1);
-      expect(JSON.stringify(rows)).not.toContain('UNKNOWN-MARKER');
-      expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
+      expect(JSON.stringify(rows)).not.toContain('not-checked');
     });
 
     it('stores absent and blank optional fields as null', async () => {
@@ -284,7 +329,7 @@ describe.each(ENGINES)('POST /api/contact on %s', (engine) => {
     });
 
     it('queues the submission for the outbox when a webhook is configured', async () => {
-      const withWebhook = testServices(suite.db.handle, { CONTACT_WEBHOOK_URL: 'http://127.0.0.1:9/hook' });
+      const withWebhook = testServices(suite.db.handle, { CONTACT_WEBHOOK_URL: 'http://127.0.0.1:9/hook', CONTACT_WEBHOOK_ALLOW_PRIVATE: 'true' });
       expect((await callContact(contactRequest(json(validPayload)), withWebhook)).status).toBe(200);
       const row = await suite.db.handle.kysely.selectFrom('contact_submission').selectAll().executeTakeFirstOrThrow();
       expect(row.delivery_status).toBe('pending');
@@ -355,15 +400,27 @@ describe.each(ENGINES)('POST /api/contact on %s', (engine) => {
     });
   });
 
-  describe('honeypot', () => {
-    it('answers 200 {"success": true} to a filled honeypot and stores nothing', async () => {
-      const response = await post(json({ ...validPayload, website: 'https://spam.example' }));
-      expect(response.status).toBe(200);
-      expect(await response.json()).toEqual({ success: true });
-      expect(await countRows(suite.db.handle)).toBe(0);
+  describe('spam', () => {
+    const spamRows = () => suite.db.handle.kysely.selectFrom('contact_submission').select(['name', 'spam_reason', 'delivery_status']).orderBy('id').execute();
+
+    it('answers a filled honeypot exactly like a stored submission, and keeps it as spam that is never queued', async () => {
+      const withWebhook = testServices(suite.db.handle, { CONTACT_WEBHOOK_URL: 'http://127.0.0.1:9/hook' });
+      const person = await callContact(contactRequest(json(validPayload)), withWebhook);
+      const bot = await callContact(contactRequest(json({ ...validPayload, name: 'Bot', website: 'https://spam.example' })), withWebhook);
+      expect([bot.status, [...bot.headers], await bot.text()]).toEqual([person.status, [...person.headers], await person.text()]);
+      expect(await spamRows()).toEqual([
+        { name: validPayload.name, spam_reason: null, delivery_status: 'pending' },
+        { name: 'Bot', spam_reason: 'honeypot', delivery_status: 'none' },
+      ]);
     });
 
-    it('answers a bot 200 even when the rest of its submission is invalid', async () => {
+    it('keeps a submission the heuristics judge spam, with the reason', async () => {
+      const response = await post(json({ ...validPayload, name: 'Cheap https://pills.example' }));
+      expect(await response.json()).toEqual({ success: true });
+      expect(await spamRows()).toEqual([{ name: 'Cheap https://pills.example', spam_reason: 'heuristic: a link in the name or job title', delivery_status: 'none' }]);
+    });
+
+    it('answers a bot 200 even when the rest of its submission is invalid, and stores nothing it could not', async () => {
       const response = await post(json({ name: 'x', website: 'spam' }));
       expect(response.status).toBe(200);
       expect(await countRows(suite.db.handle)).toBe(0);

@@ -13,7 +13,7 @@ import { callContact, ENGINES, contactRequest, countRows, json, useTestDb, valid
 
 const payload = (i: number, message = `Group commit test message ${i}.`): ContactPayload => ({ ...validPayload, name: `Sender ${i}`, message }) as ContactPayload;
 const store = (handle: Parameters<typeof storeSubmission>[0], p: ContactPayload, idempotencyKey?: string) =>
-  storeSubmission(handle, p, { webhookEnabled: false, ...(idempotencyKey ? { idempotencyKey } : {}) });
+  storeSubmission(handle, p, { deliver: false, ...(idempotencyKey ? { idempotencyKey } : {}) });
 
 describe.each(ENGINES)('contact group commit on %s', (engine) => {
   const suite = useTestDb(engine);

@@ -73,12 +73,12 @@ describe.each(ENGINES)('signed contact webhooks on %s', (engine) => {
 
   // Receivers check webhook-timestamp against their own clock (5 minutes either way), so the
   // outbox's clock starts at the real time here.
-  const queue = async () => (await storeSubmission(suite.db.handle, validPayload, { webhookEnabled: true, now: Date.now() })).id;
-  const row = (id: number) => suite.db.handle.kysely.selectFrom('contact_submission').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  const queue = async () => (await storeSubmission(suite.db.handle, validPayload, { deliver: true, now: Date.now() })).id;
+  const row = (id: number) => suite.db.handle.kysely.selectFrom('contact_delivery').selectAll().where('submission_id', '=', id).executeTakeFirstOrThrow();
 
   it('signs a delivery so that a receiver verifying with standardwebhooks accepts it', async () => {
     const id = await queue();
-    expect(await deliverPending({ db: suite.db.handle, webhookUrl: receiver.url, allowPrivate: true, signingSecret: secret })).toEqual({ delivered: 1, failed: 0 });
+    expect(await deliverPending({ db: suite.db.handle, webhookUrl: receiver.url, allowPrivate: true, signingSecret: secret })).toEqual({ delivered: 1, failed: 0, gaveUp: 0 });
     const [delivery] = receiver.deliveries;
     expect(delivery!.verified).toEqual({ ok: true, payload: expect.objectContaining({ type: 'contact_submission', id, work_email: validPayload.work_email }) });
     expect(delivery!.headers).toMatchObject({
@@ -87,7 +87,7 @@ describe.each(ENGINES)('signed contact webhooks on %s', (engine) => {
       'webhook-timestamp': expect.stringMatching(/^\d{10}$/),
       'webhook-signature': expect.stringMatching(/^v1,[A-Za-z0-9+/]{43}=$/),
     });
-    expect((await row(id)).delivery_status).toBe('delivered');
+    expect((await row(id)).state).toBe('delivered');
   });
 
   it('keeps the webhook-id across retries while each attempt carries its own timestamp and signature', async () => {
@@ -95,30 +95,30 @@ describe.each(ENGINES)('signed contact webhooks on %s', (engine) => {
     receiver.failFirst = 2;
     let clock = Math.ceil(Date.now() / 1000) * 1000; // a whole second (and not before the submission), so the delays show whole in the header
     const deps = { db: suite.db.handle, webhookUrl: receiver.url, allowPrivate: true, signingSecret: secret, now: () => clock, random: () => 0.5 };
-    expect(await deliverPending(deps)).toEqual({ delivered: 0, failed: 1 });
-    clock += 22_500; // the first retry's delay with random() = 0.5 (retry-backoff.ts)
-    expect(await deliverPending(deps)).toEqual({ delivered: 0, failed: 1 });
-    clock += 45_000;
-    expect(await deliverPending(deps)).toEqual({ delivered: 1, failed: 0 });
+    expect(await deliverPending(deps)).toEqual({ delivered: 0, failed: 1, gaveUp: 0 });
+    clock += 31_500; // the first retry's delay, 30 s, with random() = 0.5 (retry-schedule.ts)
+    expect(await deliverPending(deps)).toEqual({ delivered: 0, failed: 1, gaveUp: 0 });
+    clock += 126_000;
+    expect(await deliverPending(deps)).toEqual({ delivered: 1, failed: 0, gaveUp: 0 });
 
     expect(receiver.deliveries.map((d) => d.verified.ok)).toEqual([true, true, true]);
     expect(new Set(receiver.deliveries.map((d) => d.headers['webhook-id']))).toEqual(new Set([`contact-submission-${id}`]));
     const timestamps = receiver.deliveries.map((d) => Number(d.headers['webhook-timestamp']));
-    expect(timestamps[1]! - timestamps[0]!).toBe(22);
+    expect(timestamps[1]! - timestamps[0]!).toBe(31);
     expect(new Set(receiver.deliveries.map((d) => d.headers['webhook-signature'])).size).toBe(3);
-    expect(await row(id)).toMatchObject({ delivery_status: 'delivered', delivery_attempts: 3 });
+    expect(await row(id)).toMatchObject({ state: 'delivered', attempts: 3 });
   });
 
   it('fails verification at a receiver holding another secret: the delivery is refused and stays pending', async () => {
     const id = await queue();
-    expect(await deliverPending({ db: suite.db.handle, webhookUrl: receiver.url, allowPrivate: true, signingSecret: secretOf() })).toEqual({ delivered: 0, failed: 1 });
+    expect(await deliverPending({ db: suite.db.handle, webhookUrl: receiver.url, allowPrivate: true, signingSecret: secretOf() })).toEqual({ delivered: 0, failed: 1, gaveUp: 0 });
     expect(receiver.deliveries.map((d) => d.verified)).toEqual([{ ok: false, error: 'No matching signature found' }]);
-    expect(await row(id)).toMatchObject({ delivery_status: 'pending', last_error: 'HTTP 401 Unauthorized' });
+    expect(await row(id)).toMatchObject({ state: 'pending', last_error: 'HTTP 401 Unauthorized' });
   });
 
   it('sends no signature headers without a secret, and the verifying receiver refuses the delivery', async () => {
     await queue();
-    expect(await deliverPending({ db: suite.db.handle, webhookUrl: receiver.url, allowPrivate: true })).toEqual({ delivered: 0, failed: 1 });
+    expect(await deliverPending({ db: suite.db.handle, webhookUrl: receiver.url, allowPrivate: true })).toEqual({ delivered: 0, failed: 1, gaveUp: 0 });
     const [delivery] = receiver.deliveries;
     expect(Object.keys(delivery!.headers).filter((name) => name.startsWith('webhook-'))).toEqual([]);
     expect(delivery!.verified).toEqual({ ok: false, error: 'Missing required headers' });
@@ -129,7 +129,7 @@ describe.each(ENGINES)('signed contact webhooks on %s', (engine) => {
     const id = await queue();
     const outbox = startOutbox({ services, intervalMs: 20 });
     try {
-      await vi.waitFor(async () => expect((await row(id)).delivery_status).toBe('delivered'));
+      await vi.waitFor(async () => expect((await row(id)).state).toBe('delivered'));
     } finally {
       await outbox.stop();
     }

@@ -65,14 +65,15 @@ describe.each(ENGINES)('contact outbox on %s', (engine) => {
   });
 
   const queue = (overrides: Partial<ContactPayload> = {}, now = T0) =>
-    storeSubmission(db.handle, { ...validPayload, ...overrides }, { webhookEnabled: true, now });
-  const row = (id: number) => db.handle.kysely.selectFrom('contact_submission').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    storeSubmission(db.handle, { ...validPayload, ...overrides }, { deliver: true, now });
+  /** The submission's webhook delivery (planned by the outbox's first run). */
+  const row = (id: number) => db.handle.kysely.selectFrom('contact_delivery').selectAll().where('submission_id', '=', id).where('channel', '=', 'webhook').executeTakeFirstOrThrow();
 
   it('posts a pending submission to the webhook once and marks it delivered', async () => {
     const { id } = await queue();
     const deps = { db: db.handle, webhookUrl: webhook.url, allowPrivate: true, now: () => T0 + 10 };
 
-    expect(await deliverPending(deps)).toEqual({ delivered: 1, failed: 0 });
+    expect(await deliverPending(deps)).toEqual({ delivered: 1, failed: 0, gaveUp: 0 });
     expect(webhook.received).toHaveLength(1);
     const [request] = webhook.received;
     expect(request!.headers['content-type']).toBe('application/json');
@@ -87,19 +88,19 @@ describe.each(ENGINES)('contact outbox on %s', (engine) => {
       priority: validPayload.priority,
       message: validPayload.message,
     });
-    expect(await row(id)).toMatchObject({ delivery_status: 'delivered', delivered_at: T0 + 10, delivery_attempts: 1, next_attempt_at: null, last_error: null });
+    expect(await row(id)).toMatchObject({ state: 'delivered', delivered_at: T0 + 10, attempts: 1, next_attempt_at: null, last_error: null });
 
-    expect(await deliverPending({ ...deps, now: () => T0 + 3_600_000 })).toEqual({ delivered: 0, failed: 0 });
+    expect(await deliverPending({ ...deps, now: () => T0 + 3_600_000 })).toEqual({ delivered: 0, failed: 0, gaveUp: 0 });
     expect(webhook.received).toHaveLength(1);
   });
 
   it('leaves submissions stored without a webhook alone', async () => {
-    await storeSubmission(db.handle, validPayload, { webhookEnabled: false, now: T0 });
-    expect(await deliverPending({ db: db.handle, webhookUrl: webhook.url, allowPrivate: true, now: () => T0 + 10 })).toEqual({ delivered: 0, failed: 0 });
+    await storeSubmission(db.handle, validPayload, { deliver: false, now: T0 });
+    expect(await deliverPending({ db: db.handle, webhookUrl: webhook.url, allowPrivate: true, now: () => T0 + 10 })).toEqual({ delivered: 0, failed: 0, gaveUp: 0 });
     expect(webhook.received).toHaveLength(0);
   });
 
-  it('retries a failing webhook with growing, jittered delays until it takes the submission', async () => {
+  it('retries a failing webhook on the documented schedule, jitter only lengthening it, until it takes the submission', async () => {
     const { id } = await queue();
     webhook.respond = (res, index) => {
       res.statusCode = index < 2 ? 503 : 204;
@@ -108,22 +109,22 @@ describe.each(ENGINES)('contact outbox on %s', (engine) => {
     let clock = T0;
     const deps = { db: db.handle, webhookUrl: webhook.url, allowPrivate: true, now: () => clock, random: () => 0.5 };
 
-    expect(await deliverPending(deps)).toEqual({ delivered: 0, failed: 1 });
-    // First failure: a 30 s step, half fixed and half jittered: 15 s + 0.5 x 15 s.
-    expect(await row(id)).toMatchObject({ delivery_status: 'pending', delivery_attempts: 1, next_attempt_at: T0 + 22_500, last_error: 'HTTP 503 Service Unavailable' });
+    expect(await deliverPending(deps)).toEqual({ delivered: 0, failed: 1, gaveUp: 0 });
+    // First failure: 30 s, lengthened by 0.5 x 10 %.
+    expect(await row(id)).toMatchObject({ state: 'pending', attempts: 1, next_attempt_at: T0 + 31_500, last_error: 'HTTP 503 Service Unavailable' });
 
-    clock = T0 + 22_499;
-    expect(await deliverPending(deps)).toEqual({ delivered: 0, failed: 0 });
+    clock = T0 + 31_499;
+    expect(await deliverPending(deps)).toEqual({ delivered: 0, failed: 0, gaveUp: 0 });
     expect(webhook.received).toHaveLength(1);
 
-    clock = T0 + 22_500;
-    expect(await deliverPending(deps)).toEqual({ delivered: 0, failed: 1 });
-    // Second failure: the step doubles to 60 s: 30 s + 0.5 x 30 s.
-    expect(await row(id)).toMatchObject({ delivery_attempts: 2, next_attempt_at: clock + 45_000 });
+    clock = T0 + 31_500;
+    expect(await deliverPending(deps)).toEqual({ delivered: 0, failed: 1, gaveUp: 0 });
+    // Second failure: 2 min, lengthened by 0.5 x 10 %.
+    expect(await row(id)).toMatchObject({ attempts: 2, next_attempt_at: clock + 126_000 });
 
-    clock += 45_000;
-    expect(await deliverPending(deps)).toEqual({ delivered: 1, failed: 0 });
-    expect(await row(id)).toMatchObject({ delivery_status: 'delivered', delivery_attempts: 3, last_error: null, delivered_at: clock });
+    clock += 126_000;
+    expect(await deliverPending(deps)).toEqual({ delivered: 1, failed: 0, gaveUp: 0 });
+    expect(await row(id)).toMatchObject({ state: 'delivered', attempts: 3, last_error: null, delivered_at: clock });
     expect(webhook.ids()).toEqual([id, id, id]);
   });
 
@@ -131,8 +132,8 @@ describe.each(ENGINES)('contact outbox on %s', (engine) => {
     const { id } = await queue();
     webhook.respond = () => {}; // never answers
     const result = await deliverPending({ db: db.handle, webhookUrl: webhook.url, allowPrivate: true, now: () => T0 }, { requestTimeoutMs: 200 });
-    expect(result).toEqual({ delivered: 0, failed: 1 });
-    expect(await row(id)).toMatchObject({ delivery_status: 'pending', delivery_attempts: 1, last_error: 'no answer within 200 ms' });
+    expect(result).toEqual({ delivered: 0, failed: 1, gaveUp: 0 });
+    expect(await row(id)).toMatchObject({ state: 'pending', attempts: 1, last_error: 'no answer within 200 ms' });
   });
 
   it('records a refused connection as the error and keeps the submission', async () => {
@@ -140,9 +141,9 @@ describe.each(ENGINES)('contact outbox on %s', (engine) => {
     const closedUrl = webhook.url;
     await webhook.stop();
     const result = await deliverPending({ db: db.handle, webhookUrl: closedUrl, allowPrivate: true, now: () => T0 });
-    expect(result).toEqual({ delivered: 0, failed: 1 });
+    expect(result).toEqual({ delivered: 0, failed: 1, gaveUp: 0 });
     const stored = await row(id);
-    expect(stored).toMatchObject({ delivery_status: 'pending', name: validPayload.name });
+    expect(stored).toMatchObject({ state: 'pending' });
     expect(stored.last_error).toContain('ECONNREFUSED');
   });
 
@@ -158,11 +159,11 @@ describe.each(ENGINES)('contact outbox on %s', (engine) => {
     const log = pino({ level: 'warn' }, { write: (line: string) => logged.push(JSON.parse(line) as Record<string, unknown>) });
     try {
       const result = await deliverPending({ db: db.handle, webhookUrl: webhook.url, allowPrivate: true, now: () => T0, random: () => 0.5, log });
-      expect(result).toEqual({ delivered: 0, failed: 1 });
+      expect(result).toEqual({ delivered: 0, failed: 1, gaveUp: 0 });
       expect(webhook.ids()).toEqual([id]);
       expect(elsewhere.received).toEqual([]);
       const stored = await row(id);
-      expect(stored).toMatchObject({ delivery_status: 'pending', delivery_attempts: 1, next_attempt_at: T0 + 22_500 });
+      expect(stored).toMatchObject({ state: 'pending', attempts: 1, next_attempt_at: T0 + 31_500 });
       expect(stored.last_error).toBe(`HTTP ${status} ${STATUS_CODES[status]}: redirects are not followed (Location: ${elsewhere.url})`);
       expect(logged).toEqual([expect.objectContaining({ msg: 'contact delivery failed', submission: id, status })]);
     } finally {
@@ -210,7 +211,7 @@ describe.each(ENGINES)('contact outbox on %s', (engine) => {
 
     const response = await callContact(contactRequest(json({ ...validPayload, name: 'During the outage' })), services);
     expect(response.status).toBe(200);
-    expect(await run).toEqual({ delivered: 0, failed: 1 });
+    expect(await run).toEqual({ delivered: 0, failed: 1, gaveUp: 0 });
     const stored = await db.handle.kysely.selectFrom('contact_submission').select(['name', 'delivery_status']).where('name', '=', 'During the outage').execute();
     expect(stored).toEqual([{ name: 'During the outage', delivery_status: 'pending' }]);
   });
@@ -220,7 +221,7 @@ describe.each(ENGINES)('contact outbox on %s', (engine) => {
     const outbox = startOutbox({ services, intervalMs: 20 });
     try {
       const { id } = await queue({}, Date.now());
-      await vi.waitFor(async () => expect((await row(id)).delivery_status).toBe('delivered'));
+      await vi.waitFor(async () => expect((await row(id)).state).toBe('delivered'));
     } finally {
       await outbox.stop();
     }
@@ -246,7 +247,7 @@ describe('contact outbox without a database', () => {
     const handle = createDb(':memory:');
     try {
       expect((await migrateToLatest(handle.kysely, handle.engine)).error).toBeUndefined();
-      await storeSubmission(handle, validPayload, { webhookEnabled: true });
+      await storeSubmission(handle, validPayload, { deliver: true });
       let calls = 0;
       const outbox = startOutbox({
         services: testServices(handle),

@@ -49,7 +49,7 @@ describe.each(ENGINES)('contact retention and erasure on %s', (engine) => {
 
   /** A submission made `daysAgo` days before NOW; `pending` queues it for the webhook. */
   const submit = async (daysAgo: number, overrides: { work_email?: string; pending?: boolean } = {}) => {
-    const { id } = await storeSubmission(suite.db.handle, { ...validPayload, work_email: overrides.work_email ?? validPayload.work_email }, { webhookEnabled: overrides.pending ?? false, now: NOW - daysAgo * DAY_MS });
+    const { id } = await storeSubmission(suite.db.handle, { ...validPayload, work_email: overrides.work_email ?? validPayload.work_email }, { deliver: overrides.pending ?? false, now: NOW - daysAgo * DAY_MS });
     return id;
   };
   const remaining = async () => (await suite.db.handle.kysely.selectFrom('contact_submission').select('id').orderBy('id').execute()).map((r) => r.id);
@@ -72,6 +72,22 @@ describe.each(ENGINES)('contact retention and erasure on %s', (engine) => {
     expect(await eraseSubmissionsByEmail(suite.db.handle, 'ada@example.com')).toEqual({ submissions: 0, pendingDeliveries: 0 });
   });
 
+  it('counts the planned deliveries still pending, of any channel, and deletes the delivery log with them', async () => {
+    const waiting = await submit(3, { pending: true });
+    const delivered = await submit(2, { pending: true });
+    let calls = 0;
+    // The first submission's webhook fails (pending, due again later), the second's is taken.
+    const fetch = async () => new Response(null, { status: ++calls === 1 ? 503 : 204 });
+    expect(await deliverPending({ db: suite.db.handle, webhookUrl: 'http://127.0.0.1:9/hook', fetch, now: () => NOW })).toEqual({ delivered: 1, failed: 1, gaveUp: 0 });
+    expect(await suite.db.handle.kysely.selectFrom('contact_delivery').select(['submission_id', 'state']).orderBy('submission_id').execute()).toEqual([
+      { submission_id: waiting, state: 'pending' },
+      { submission_id: delivered, state: 'delivered' },
+    ]);
+    expect(await eraseSubmissionsByEmail(suite.db.handle, validPayload.work_email)).toEqual({ submissions: 2, pendingDeliveries: 1 });
+    expect(await suite.db.handle.kysely.selectFrom('contact_delivery').selectAll().execute()).toEqual([]);
+    expect(await suite.db.handle.kysely.selectFrom('contact_delivery_attempt').selectAll().execute()).toEqual([]);
+  });
+
   it('never sends the erased pending deliveries', async () => {
     await submit(0, { pending: true });
     await eraseSubmissionsByEmail(suite.db.handle, validPayload.work_email);
@@ -80,7 +96,7 @@ describe.each(ENGINES)('contact retention and erasure on %s', (engine) => {
       posts += 1;
       return new Response(null, { status: 204 });
     };
-    expect(await deliverPending({ db: suite.db.handle, webhookUrl: 'http://127.0.0.1:9/hook', fetch, now: () => NOW + 1 })).toEqual({ delivered: 0, failed: 0 });
+    expect(await deliverPending({ db: suite.db.handle, webhookUrl: 'http://127.0.0.1:9/hook', fetch, now: () => NOW + 1 })).toEqual({ delivered: 0, failed: 0, gaveUp: 0 });
     expect(posts).toBe(0);
   });
 
@@ -151,11 +167,11 @@ describe.each(ENGINES)('contact retention and erasure on %s', (engine) => {
       const run = await eraseCommand(['--email', 'Ada@Example.com'], suite.db.url);
       expect(run).toEqual({
         code: 0,
-        stdout: `erased 2 submissions and 1 pending webhook delivery of Ada@Example.com (address matched case-insensitively) from ${suite.db.handle.target}\n`,
+        stdout: `erased 2 submissions and 1 pending delivery of Ada@Example.com (address matched case-insensitively) from ${suite.db.handle.target}\n`,
         stderr: '',
       });
       expect(await remaining()).toEqual([other]);
-      expect((await eraseCommand(['--email=ada@example.com'], suite.db.url)).stdout).toMatch(/^erased 0 submissions and 0 pending webhook deliveries of ada@example\.com /);
+      expect((await eraseCommand(['--email=ada@example.com'], suite.db.url)).stdout).toMatch(/^erased 0 submissions and 0 pending deliveries of ada@example\.com /);
     });
 
     it.each([
@@ -192,8 +208,8 @@ describe('the server with CONTACT_RETENTION_DAYS', () => {
     const handle = createDb(database);
     try {
       expect((await migrateToLatest(handle.kysely, handle.engine)).error).toBeUndefined();
-      await storeSubmission(handle, validPayload, { webhookEnabled: true, now: Date.now() - 31 * DAY_MS });
-      await storeSubmission(handle, validPayload, { webhookEnabled: false, now: Date.now() - 29 * DAY_MS });
+      await storeSubmission(handle, validPayload, { deliver: true, now: Date.now() - 31 * DAY_MS });
+      await storeSubmission(handle, validPayload, { deliver: false, now: Date.now() - 29 * DAY_MS });
     } finally {
       await handle.close();
     }

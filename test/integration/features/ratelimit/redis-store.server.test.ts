@@ -58,7 +58,8 @@ afterAll(async () => {
 /** Take until the store is back on Redis; every take along the way must resolve. */
 async function takeUntilRecovered(s: RedisStore, route: RateClass): Promise<Decision[]> {
   const decisions: Decision[] = [];
-  for (let i = 0; i < 200 && s.degraded; i++) {
+  // Up to a minute: a safety net for a busy machine, the loop ends as soon as the store is back.
+  for (let i = 0; i < 1_200 && s.degraded; i++) {
     decisions.push(await s.take(`recovery-${i}`, defaults[route], Date.now()));
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -163,7 +164,7 @@ describe('Redis rate-limit store', () => {
     }
   });
 
-  it('keeps answering from memory when its Redis is killed mid-test, warns once, and returns when it is back', { timeout: 60_000 }, async () => {
+  it('keeps answering from memory when its Redis is killed mid-test, warns once, and returns when it is back', async () => {
     let server = await startRedis();
     const { port } = server;
     const { log, warnings, infos } = collectingLogger();
@@ -209,7 +210,7 @@ describe('Redis rate-limit store', () => {
     }
   });
 
-  it('falls back instead of waiting when Redis stops answering (paused), and probes it again later', { timeout: 60_000 }, async () => {
+  it('falls back instead of waiting when Redis stops answering (paused), and probes it again later', async () => {
     const server = await startRedis();
     const { log, warnings, infos } = collectingLogger();
     const s = createRedisStore({ url: server.url, log, prefix: PREFIX, retryAfterFailureMs: 200 });

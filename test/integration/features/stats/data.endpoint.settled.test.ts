@@ -106,7 +106,7 @@ describe.each(ENGINES)('settled and missing days from the server on %s', (engine
     await db.handle.kysely.updateTable('daily_stat').set({ materialized_at: 0 }).where('day', '=', day(-1)).execute();
 
     // The cached answer would live 60 s (max-age=60: recent days); the purge ends it long before.
-    await expect.poll(async () => (await get(server, day(-3), day(-1))).impressions, { timeout: 20_000, interval: 250 }).toEqual([1, 1, 2]);
+    await expect.poll(async () => (await get(server, day(-3), day(-1))).impressions, { timeout: 90_000, interval: 250 }).toEqual([1, 1, 2]);
     const after = await get(server, day(-3), day(0));
     expect(after).toMatchObject({ status: 200, impressions: [1, 1, 2], settled: day(-4), missing: day(0) });
     expect(server.output.some((line) => line.includes('stats tick materialized'))).toBe(true);

@@ -442,7 +442,7 @@ describe.each(['sqlite', 'postgres'] as const)('community data on %s', (engine) 
       try {
         await jobs.ready;
         expect(await stats()).toEqual([]); // no events: nothing to catch up
-        await expect.poll(async () => (await stats()).map((row) => row.day), { timeout: 5_000 }).toEqual(['2026-03-17', '2026-03-18', '2026-03-19']);
+        await expect.poll(async () => (await stats()).map((row) => row.day), { timeout: 60_000 }).toEqual(['2026-03-17', '2026-03-18', '2026-03-19']);
         expect(database.purged).toContain(DATA_PATH);
       } finally {
         await jobs.stop();

@@ -27,7 +27,7 @@ describe.each(ENGINES)('contact CSV export on %s', (engine) => {
 
   beforeAll(async () => {
     db = await openTestDb(engine);
-    await storeSubmission(db.handle, { name: 'Early Bird', work_email: 'early@example.com', priority: 'standard' }, { webhookEnabled: false, now: JAN_31 });
+    await storeSubmission(db.handle, { name: 'Early Bird', work_email: 'early@example.com', priority: 'standard' }, { deliver: false, now: JAN_31 });
     await storeSubmission(
       db.handle,
       {
@@ -37,8 +37,9 @@ describe.each(ENGINES)('contact CSV export on %s', (engine) => {
         priority: 'high',
         message: 'Line one,\nline "two"\r\n-3 and ünïcödé ✓',
       },
-      { webhookEnabled: true, now: FEB_1 },
+      { deliver: true, now: FEB_1 },
     );
+    await storeSubmission(db.handle, { name: 'Bot', work_email: 'bot@example.com', priority: 'high' }, { deliver: true, now: FEB_1, spamReason: 'honeypot' });
   });
   afterAll(async () => {
     await db?.dispose();
@@ -48,7 +49,7 @@ describe.each(ENGINES)('contact CSV export on %s', (engine) => {
     const { out, text } = collector();
     expect(await writeSubmissionsCsv(db.handle, out)).toEqual({ rows: 2 });
     const csv = text();
-    expect(csv.split('\r\n')[0]).toBe('id,submitted_at,name,job_title,work_email,priority,message,delivery_status,delivered_at');
+    expect(csv.split('\r\n')[0]).toBe('id,submitted_at,name,job_title,work_email,priority,message,delivery_status,delivered_at,spam_reason');
     expect(parse(csv, { columns: true })).toEqual([
       expect.objectContaining({ submitted_at: '2025-01-31T23:59:59.999Z', name: 'Early Bird', job_title: '', message: '', delivery_status: 'none', delivered_at: '' }),
       expect.objectContaining({
@@ -73,6 +74,14 @@ describe.each(ENGINES)('contact CSV export on %s', (engine) => {
     expect(records.map((r) => r['name'])).toEqual(['Doe, "Jane"']);
     expect(stderr).toContain('1 submission exported');
   });
+
+  it('leaves spam out, and lists it alone with --spam, with the reason', async () => {
+    const { stdout, stderr } = await run(process.execPath, ['jobs/cli/contact-export.ts', '--spam'], {
+      env: { PATH: process.env['PATH'] ?? '', DATABASE_URL: db.url, LOG_LEVEL: 'silent' },
+    });
+    expect(parse(stdout, { columns: true })).toEqual([expect.objectContaining({ name: 'Bot', delivery_status: 'none', spam_reason: 'honeypot' })]);
+    expect(stderr).toContain('1 spam submission exported');
+  });
 });
 
 describe('contact export command line', () => {
@@ -83,7 +92,7 @@ describe('contact export command line', () => {
     expect(failure).toMatchObject({ code: 64, stdout: '' });
     expect((failure as { stderr: string }).stderr).toMatchInlineSnapshot(`
       "contact-export: --since must be a calendar day written YYYY-MM-DD, e.g. 2025-01-31 (got "2025-02-30")
-      usage: npm run -s contact:export -- [--since YYYY-MM-DD] [--bom] > contacts.csv
+      usage: npm run -s contact:export -- [--since YYYY-MM-DD] [--spam] [--bom] > contacts.csv
       "
     `);
   });

@@ -163,7 +163,7 @@ describe('exit codes of the database commands', () => {
   it('migrates with `npm run migrate` and reports what it applied', async () => {
     const database = tempSqliteUrl();
     const first = await command('jobs/cli/migrate.ts', [], { DATABASE_URL: database });
-    expect(first).toEqual({ code: 0, stdout: `applied: 0001-initial\napplied: 0002-health-probe\napplied: 0003-api-keys\napplied: 0004-altcha-replay\napplied: 0005-contact-email-index\nsqlite:${database} is up to date (5 applied now)\n`, stderr: '' });
+    expect(first).toEqual({ code: 0, stdout: `applied: 0001-initial\napplied: 0002-health-probe\napplied: 0003-api-keys\napplied: 0004-altcha-replay\napplied: 0005-contact-email-index\napplied: 0006-contact-deliveries\nsqlite:${database} is up to date (6 applied now)\n`, stderr: '' });
     const again = await command('jobs/cli/migrate.ts', [], { DATABASE_URL: database });
     expect(again.stdout).toBe(`sqlite:${database} is up to date (0 applied now)\n`);
   });

@@ -170,7 +170,7 @@ describe('openMigratedDb', () => {
     }
     const second = await openMigratedDb({ DATABASE_URL: url }, { onMigration: (r) => applied.push(`${r.status} ${r.migrationName}`) });
     await second.close();
-    expect(applied).toEqual(['Success 0001-initial', 'Success 0002-health-probe', 'Success 0003-api-keys', 'Success 0004-altcha-replay', 'Success 0005-contact-email-index']);
+    expect(applied).toEqual(['Success 0001-initial', 'Success 0002-health-probe', 'Success 0003-api-keys', 'Success 0004-altcha-replay', 'Success 0005-contact-email-index', 'Success 0006-contact-deliveries']);
   });
 
   it('throws one DatabaseOpenError naming the target and the reason when the database is unreachable', async () => {

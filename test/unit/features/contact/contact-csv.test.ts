@@ -3,6 +3,7 @@ import { stringify } from 'csv-stringify/sync';
 import { describe, expect, it } from 'vitest';
 import type { ContactSubmissionRow } from '../../../../src/db/schema.ts';
 import { CSV_COLUMNS, csvRecord, csvStringifyOptions } from '../../../../src/features/contact/contact-csv.ts';
+import type { DeliverySummary } from '../../../../src/features/contact/deliveries.server.ts';
 import { sinceMs } from '../../../../jobs/cli/contact-export.ts';
 
 const row: ContactSubmissionRow = {
@@ -14,21 +15,28 @@ const row: ContactSubmissionRow = {
   priority: 'standard',
   message: null,
   idempotency_key: 'secret-ish',
-  delivery_status: 'delivered',
-  delivery_attempts: 2,
+  delivery_status: 'dispatched',
+  delivery_attempts: 0,
   next_attempt_at: null,
-  delivered_at: Date.UTC(2025, 2, 4, 5, 7),
+  delivered_at: null,
   last_error: null,
+  spam_reason: null,
 };
+const delivered: DeliverySummary = { status: 'delivered', deliveredAt: Date.UTC(2025, 2, 4, 5, 7) };
 
-const toCsv = (...rows: ContactSubmissionRow[]) => stringify(rows.map(csvRecord), csvStringifyOptions());
+const toCsv = (...rows: ContactSubmissionRow[]) => stringify(rows.map((r) => csvRecord(r, delivered)), csvStringifyOptions());
 
 describe('contact CSV', () => {
   it('writes a header, RFC 3339 times, empty cells for missing values and CRLF line ends', () => {
     expect(toCsv(row)).toBe(
-      'id,submitted_at,name,job_title,work_email,priority,message,delivery_status,delivered_at\r\n' +
-        '3,2025-03-04T05:06:07.008Z,Ada,,ada@example.com,standard,,delivered,2025-03-04T05:07:00.000Z\r\n',
+      'id,submitted_at,name,job_title,work_email,priority,message,delivery_status,delivered_at,spam_reason\r\n' +
+        '3,2025-03-04T05:06:07.008Z,Ada,,ada@example.com,standard,,delivered,2025-03-04T05:07:00.000Z,\r\n',
     );
+  });
+
+  it('gives the reason of a spam submission', () => {
+    const [back] = parse(stringify([csvRecord({ ...row, spam_reason: 'honeypot' }, { status: 'none', deliveredAt: null })], csvStringifyOptions()), { columns: true }) as Array<Record<string, string>>;
+    expect(back).toMatchObject({ delivery_status: 'none', delivered_at: '', spam_reason: 'honeypot' });
   });
 
   it('leaves out internal bookkeeping such as the idempotency key', () => {
@@ -51,7 +59,7 @@ describe('contact CSV', () => {
   });
 
   it('can start with a byte order mark for Excel', () => {
-    expect(stringify([csvRecord(row)], csvStringifyOptions({ bom: true })).startsWith('\uFEFFid,')).toBe(true);
+    expect(stringify([csvRecord(row, delivered)], csvStringifyOptions({ bom: true })).startsWith('\uFEFFid,')).toBe(true);
   });
 });
 

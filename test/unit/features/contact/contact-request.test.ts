@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { HttpError } from '../../../../src/lib/http-error.ts';
-import { acceptQuality, bodyKindOf, checkFormRepresentation, checkSameOrigin, formFields, siteOrigins, wantsHtml } from '../../../../src/features/contact/contact-request.ts';
+import { acceptQuality, bodyKindOf, checkFormRepresentation, checkNotMisdeclaredJson, checkSameOrigin, formFields, siteOrigins, wantsHtml } from '../../../../src/features/contact/contact-request.ts';
 
 const SITE = 'http://127.0.0.1:4321';
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
@@ -105,5 +105,30 @@ describe('form bodies', () => {
     expect(refusal(() => checkFormRepresentation(new Headers({ 'content-type': 'application/x-www-form-urlencoded; charset=UTF-8' })))).toBeUndefined();
     expect(refusal(() => checkFormRepresentation(new Headers({ 'content-type': 'application/x-www-form-urlencoded; charset=iso-8859-1' })))).toEqual({ status: 415, code: 'unsupported_media_type' });
     expect(refusal(() => checkFormRepresentation(headers({ 'content-encoding': 'gzip' })))).toEqual({ status: 415, code: 'unsupported_media_type' });
+  });
+});
+
+describe('checkNotMisdeclaredJson', () => {
+  const bytes = (text: string) => new TextEncoder().encode(text);
+  const detailOf = (run: () => void): string | undefined => {
+    try {
+      run();
+    } catch (error) {
+      return error instanceof HttpError ? `${error.status} ${error.detail}` : String(error);
+    }
+    return undefined;
+  };
+
+  it('names the media type a JSON body came with, and says a form type made it read as a form', () => {
+    expect(detailOf(() => checkNotMisdeclaredJson('form', 'application/x-www-form-urlencoded', bytes(' {"name":"Ada"} ')))).toBe(
+      '415 The body is JSON but came with Content-Type "application/x-www-form-urlencoded", so it was read as a form (application/x-www-form-urlencoded) and none of its fields were found.',
+    );
+    expect(detailOf(() => checkNotMisdeclaredJson('other', null, bytes('[1]')))).toBe('415 The body is JSON but came with no Content-Type, so it was not read as JSON.');
+  });
+
+  it('lets a real form body, a declared JSON body and text that only starts like JSON through', () => {
+    expect(detailOf(() => checkNotMisdeclaredJson('form', 'application/x-www-form-urlencoded', bytes('name=%7B&priority=high')))).toBeUndefined();
+    expect(detailOf(() => checkNotMisdeclaredJson('json', 'application/json', bytes('{"name":"Ada"}')))).toBeUndefined();
+    expect(detailOf(() => checkNotMisdeclaredJson('form', 'application/x-www-form-urlencoded', bytes('{name=Ada')))).toBeUndefined();
   });
 });

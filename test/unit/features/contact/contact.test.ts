@@ -27,8 +27,25 @@ describe('ContactPayload', () => {
     expect(parsed).toMatchObject({ ok: true, payload: { name: 'n'.repeat(200), work_email: 'ada@example.com', message: 'hi' } });
   });
 
-  it('drops unknown members instead of refusing them', () => {
-    expect(parseContactPayload({ ...valid, company: 'Acme', website: '' })).toEqual({ ok: true, payload: valid });
+  it('refuses unknown members, naming the nearest field, and takes the honeypot and proof of work beside it', () => {
+    expect(parseContactPayload({ ...valid, mesage: 'hi', Company: 'Acme' })).toMatchInlineSnapshot(`
+      {
+        "errors": [
+          {
+            "expected": "one of the fields name, job_title, work_email, priority, message",
+            "field": "mesage",
+            "message": "Unknown field "mesage": did you mean "message"?",
+          },
+          {
+            "expected": "one of the fields name, job_title, work_email, priority, message",
+            "field": "Company",
+            "message": "Unknown field "Company": the contact fields are name, job_title, work_email, priority, message.",
+          },
+        ],
+        "ok": false,
+      }
+    `);
+    expect(parseContactPayload({ ...valid, website: '', altcha: 'x' })).toEqual({ ok: true, payload: valid });
   });
 
   it.each([

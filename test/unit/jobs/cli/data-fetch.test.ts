@@ -1,7 +1,7 @@
 /** The command's pure parts: exit codes, messages, output formats, its help. Its flags are tested by running the program, in test/integration/jobs/cli/data-fetch.test.ts. */
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_BASE_URL, describeFailure, describeRestated, describeSettlement, exitCodeFor, formatRecords, USAGE } from '../../../../jobs/cli/data-fetch.ts';
+import { DEFAULT_BASE_URL, defaultBaseUrl, describeFailure, describeRestated, describeSettlement, exitCodeFor, formatRecords, USAGE } from '../../../../jobs/cli/data-fetch.ts';
 import { runCli } from '../../../../jobs/cli/run-cli.ts';
 import {
   CONCURRENCY,
@@ -21,6 +21,17 @@ const RECORDS: DataRecord[] = [
   { date: '2025-01-03', txn_count: 7, impr_count: 91, service_revenue: 1234567.89 },
 ];
 
+describe('defaultBaseUrl', () => {
+  it('is where npm start listens with the same HOST and PORT, the server\'s defaults without them', () => {
+    expect(defaultBaseUrl({})).toBe('http://127.0.0.1:4321');
+    expect(defaultBaseUrl({ PORT: '8080' })).toBe('http://127.0.0.1:8080');
+    expect(defaultBaseUrl({ PORT: '8080', HOST: '0.0.0.0' })).toBe('http://127.0.0.1:8080');
+    expect(defaultBaseUrl({ PORT: '9000', HOST: '::1' })).toBe('http://[::1]:9000');
+    expect(defaultBaseUrl({ PORT: '0' })).toBe('http://127.0.0.1:4321');
+    expect(defaultBaseUrl({ PORT: 'eighty' })).toBe('http://127.0.0.1:4321');
+  });
+});
+
 describe('data-fetch --help', () => {
   it('shows every flag with its default in --help', async () => {
     const stdout = new PassThrough();
@@ -32,7 +43,7 @@ describe('data-fetch --help', () => {
     for (const [name, option] of Object.entries(USAGE.options)) {
       expect(lineOf(`--${name}`), name).toMatch('default' in option ? `(default ${option.default})` : /\(default[: ]|required/);
     }
-    expect(lineOf('--base-url')).toContain(`(default ${DEFAULT_BASE_URL})`);
+    expect(lineOf('--base-url')).toContain(`(default: http://HOST:PORT as npm start listens with this environment, ${DEFAULT_BASE_URL} without them)`);
     expect(lineOf('--concurrency')).toContain(`(default ${CONCURRENCY.default})`);
     expect(lineOf('--token')).toContain('DATA_API_TOKEN');
     expect(lineOf('--cache-dir')).toContain('(default: no cache)');
