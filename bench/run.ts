@@ -84,7 +84,7 @@ function serverEnv(extra: Record<string, string> = {}): Record<string, string> {
   };
 }
 
-const INSTANCE_ENV: Record<'main' | 'nocache' | 'limited' | 'defaults' | 'proxied', Record<string, string>> = {
+const INSTANCE_ENV: Record<'main' | 'nocache' | 'limited' | 'defaults' | 'metrics' | 'proxied', Record<string, string>> = {
   main: serverEnv(),
   // As main, trusting the load generator as its proxy: X-Forwarded-For names the client (scenarios/contact-flood.ts).
   proxied: serverEnv({ TRUST_PROXY: '127.0.0.1' }),
@@ -92,6 +92,8 @@ const INSTANCE_ENV: Record<'main' | 'nocache' | 'limited' | 'defaults' | 'proxie
   defaults: Object.fromEntries(Object.entries(serverEnv()).filter(([name]) => !name.startsWith('RATE_LIMIT_'))),
   nocache: serverEnv({ RESPONSE_CACHE_MAX_BYTES: '1' }),
   limited: serverEnv({ RATE_LIMIT_SITE_MINUTE: '1', RATE_LIMIT_DATA_MINUTE: '1', RATE_LIMIT_DATA_DAY: '1' }),
+  // The others leave METRICS_TOKEN unset: no registry, nothing recorded (the metrics-off baseline).
+  metrics: serverEnv({ METRICS_TOKEN: 'bench-metrics-token-0123456789abcdef0123456789abcdef' }),
 };
 
 /** As `npm start` runs it (its env and node flags), plus the instance's settings and any profiling flags. */
@@ -260,13 +262,14 @@ function writeResults(results: Results, file: string): void {
   say(`written to ${file}${file.startsWith(repo) ? '' : ' (bench/RESULTS.md is only replaced by a full run of every scenario)'}`);
 }
 
-/** The HTTP scenarios and the chat against three server instances, then their peak RSS. */
+/** The HTTP scenarios and the chat against four server instances, then their peak RSS. */
 async function runServers(results: Results): Promise<void> {
   const db = join(workDir, 'site.db');
   const instances: Instances = {
     main: await startInstance('main'),
     nocache: await startInstance('nocache'),
     limited: await startInstance('limited'),
+    metrics: await startInstance('metrics'),
     query: await startServer({ name: 'query baseline', args: ['bench/baselines.ts', 'query', db, await dataQuerySql(db)], env: { PATH: process.env['PATH'] ?? '' }, logFile: join(workDir, 'query.log') }),
   };
   const context: HttpContext = { instances, ...dataPaths(db), settings, workDir };

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Run before `npm test`: the suite drives real programs from Debian's packages: PostgreSQL and
 # Redis (test/global-setup.ts starts private servers of both; none needs to be running), nginx
-# with its brotli_static module (fleet test) and Chromium (page tests). Install whichever is
+# with its brotli_static module (fleet test), Chromium (page tests) and Prometheus with
+# promtool (metrics and alert-rule tests). Install whichever is
 # missing when we can (root with apt-get), otherwise say exactly what to install.
 set -euo pipefail
 missing=()
@@ -15,6 +16,9 @@ command -v chromium >/dev/null || [ -x /usr/bin/chromium ] || missing+=(chromium
 # The private cluster needs the server binaries (initdb, postgres), not only the client.
 compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || missing+=(postgresql)
 command -v redis-server >/dev/null || missing+=(redis-server)
+# A real Prometheus scrapes a running server, and promtool checks and tests the alert rules
+# (test/e2e/metrics.test.ts, test/integration/deploy/prometheus/alerts.test.ts).
+{ command -v prometheus >/dev/null && command -v promtool >/dev/null; } || missing+=(prometheus)
 [ ${#missing[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   echo "Installing Debian packages for the tests: ${missing[*]}" >&2

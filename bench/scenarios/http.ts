@@ -18,6 +18,8 @@ export interface Instances {
   nocache: Running;
   /** Limits of 1 per window: everything after the first request is a 429. */
   limited: Running;
+  /** As main, with METRICS_TOKEN set: the registry records every request (the metrics' cost). */
+  metrics: Running;
   /** The query baseline (bench/baselines.ts query). */
   query: Running;
 }
@@ -46,14 +48,15 @@ export interface Target {
 export interface HttpScenario {
   id: string;
   name: string;
-  instance: 'main' | 'nocache' | 'limited';
+  instance: 'main' | 'nocache' | 'limited' | 'metrics';
   method: 'GET' | 'POST';
   paths: (context: HttpContext) => readonly string[];
   headers?: Record<string, string>;
   body?: string;
   /** The status every response should have; a run where fewer than 99 % do is invalid. */
   status: number;
-  baseline?: 'ceiling' | 'query';
+  /** `metrics-off`: the main instance (METRICS_TOKEN unset, so no registry), for the metrics' cost. */
+  baseline?: 'ceiling' | 'query' | 'metrics-off';
   /** What a user would build instead (bench/peers/fastify.ts), run in the same rounds. */
   peer?: 'fastify';
   target: Target;
@@ -70,6 +73,9 @@ export const CONTACT_BODY = JSON.stringify({
 export const HTTP_SCENARIOS: readonly HttpScenario[] = [
   { id: 'data-hit', name: 'GET /api/v1/public/data, repeated range (cache hit)', instance: 'main', method: 'GET', paths: (c) => [c.settledPath], status: 200, baseline: 'ceiling', peer: 'fastify', target: { ratio: 0.5, p99Ms: 10, peerRatio: 1.1 } },
   { id: 'data-miss', name: 'GET /api/v1/public/data, distinct ranges (cache miss, SQLite)', instance: 'nocache', method: 'GET', paths: (c) => c.rangePaths, status: 200, baseline: 'query', target: { ratio: 0.6 } },
+  // What the metrics cost on the hottest path: the same cache hit with the registry recording
+  // every request against main, where METRICS_TOKEN is unset and nothing is recorded.
+  { id: 'data-hit-metrics', name: 'GET /api/v1/public/data, repeated range (cache hit), metrics on', instance: 'metrics', method: 'GET', paths: (c) => [c.settledPath], status: 200, baseline: 'metrics-off', target: { ratio: 0.95 } },
   { id: 'news', name: 'GET /api/news', instance: 'main', method: 'GET', paths: () => ['/api/news'], status: 200, baseline: 'ceiling', target: { ratio: 0.5 } },
   { id: 'sellers', name: 'GET /sellers.json', instance: 'main', method: 'GET', paths: () => ['/sellers.json'], status: 200, baseline: 'ceiling', target: { ratio: 0.5 } },
   { id: 'page-home', name: 'GET / (prebuilt page)', instance: 'main', method: 'GET', paths: () => ['/'], status: 200, baseline: 'ceiling', target: { ratio: 0.5 } },
@@ -158,6 +164,7 @@ export async function runHttpScenario(scenario: HttpScenario, context: HttpConte
   let baseline: Running | undefined;
   let peer: Running | undefined;
   if (scenario.baseline === 'query') baseline = context.instances.query;
+  if (scenario.baseline === 'metrics-off') baseline = context.instances.main;
   const file = join(context.workDir, `captured-${scenario.id}.json`);
   if (scenario.baseline === 'ceiling' || scenario.peer) {
     writeFileSync(file, JSON.stringify([await capture(server, scenario.paths(context)[0]!, scenario.status)]));

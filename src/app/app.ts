@@ -13,8 +13,7 @@ import { createServices, type Services } from './services.ts';
 import { startOutbox } from './jobs/outbox.ts';
 import { startJobs } from './jobs/schedule.ts';
 import { startBackups } from './jobs/backup.ts';
-import { NO_METER } from '../lib/meter.ts';
-import { clientKeyOf, isTrustedProxy } from '../features/ratelimit/index.ts';
+import { clientKeyOf, isTrustedProxy, policiesFromConfig } from '../features/ratelimit/index.ts';
 import type { IncomingMessage, Server } from 'node:http';
 import { createEdge, type AstroHandler } from '../server/http.ts';
 import type { Logger } from '../server/log.ts';
@@ -27,6 +26,11 @@ import { ASSISTANT_INDEX_FILE } from '../features/chat/index-writer.ts';
 import { AssistantIndex } from '../features/chat/assistant-index.ts';
 import { chatEndpoint } from '../features/chat/chat.endpoint.ts';
 import { PATHS } from '../lib/paths.ts';
+import { engineOf } from '../db/create-db.ts';
+import { NO_METER, type Meter } from '../lib/meter.ts';
+import { createMetrics } from '../features/metrics/registry.server.ts';
+import { metricsExposition, registerCollectors } from './metrics.ts';
+import { createRequestObserver } from './request-metrics.ts';
 
 /** Upper bound on how stale a cached response may be on an instance that missed a purge. */
 const CACHE_MAX_TTL_MS = 60_000;
@@ -118,11 +122,10 @@ function readinessCheck(db: DbHandle, log: Logger): () => Promise<void> {
  * Background work: it starts once the server listens (a process that cannot bind its port must
  * not keep timers alive); the returned stop ends it before the database closes.
  */
-function startBackground(services: Services): () => Promise<void> {
+function startBackground(services: Services, meter: Meter): () => Promise<void> {
   const outbox = services.config.JOBS_ENABLED ? startOutbox({ services }) : undefined;
   const jobs = startJobs({ services });
-  // The metrics registry's Meter goes here once the composition root has one.
-  const backups = startBackups({ services, meter: NO_METER });
+  const backups = startBackups({ services, meter });
   return async () => {
     await jobs.stop();
     await backups.stop();
@@ -157,11 +160,17 @@ function originOf(server: Server, config: Config): string {
 
 export async function createApp(config: Config, log: Logger): Promise<RunningApp> {
   const distDir = resolve(config.DIST_DIR);
+  // The one registry of the process (src/features/metrics): every family and the process metrics.
+  // Without METRICS_TOKEN no one can read it, so none is made and nothing is recorded (NO_METER).
+  const metrics = config.METRICS_TOKEN === undefined ? undefined : createMetrics();
+  const meter = metrics?.meter ?? NO_METER;
+  const engine = engineOf(config.DATABASE_URL);
   // The clock scheduled articles are published by (src/features/news/schedule.ts): every instance
   // decides from the same build and this clock, so a fleet switches together.
   const offset = config.SITE_CLOCK_OFFSET_MS;
   const siteClock = offset === 0 ? Date.now : () => Date.now() + offset;
   const db = await openMigratedDb(config, {
+    onQueryError: () => meter.count('db_errors_total', { engine }),
     onMigration: (result) => {
       if (result.status === 'Success') log.info({ migration: result.migrationName }, 'migration applied');
     },
@@ -177,7 +186,9 @@ export async function createApp(config: Config, log: Logger): Promise<RunningApp
     return services;
   };
 
-  const limiter = createEdgeLimiter(config, log, { db });
+  const limiter = createEdgeLimiter(config, log, { db, meter });
+  if (metrics) registerCollectors(metrics, { db, cache, statics, limiter });
+  const exposition = metricsExposition(metrics, config.METRICS_TOKEN, statics);
   const edge = createEdge({
     log,
     astro,
@@ -193,6 +204,7 @@ export async function createApp(config: Config, log: Logger): Promise<RunningApp
     ready: readinessCheck(db, log),
     readyDetails: { database: db.engine },
     locals: (requestId, clientKey) => ({ services: running(), requestId, clientKey }),
+    ...(metrics ? { observe: createRequestObserver(metrics.meter, Object.keys(policiesFromConfig(config))) } : {}),
   });
 
   const { server } = edge;
@@ -205,9 +217,9 @@ export async function createApp(config: Config, log: Logger): Promise<RunningApp
         server.listen(config.PORT, config.HOST, () => {
           server.off('error', reject);
           const origin = originOf(server, config);
-          services = createServices({ config, boundOrigin: origin, db, log, assistantIndex: () => assistantIndex, cache });
+          services = createServices({ config, boundOrigin: origin, db, log, assistantIndex: () => assistantIndex, cache, meter, exposition });
           siteHost = new URL(services.config.SITE_URL).host;
-          stopBackground = startBackground(services);
+          stopBackground = startBackground(services, meter);
           resolvePromise({ origin, services });
           warmUp(services).catch((error: unknown) => log.warn({ err: error }, 'warm-up failed'));
         });

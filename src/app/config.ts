@@ -157,6 +157,17 @@ export const EnvSchema = z.object({
    * time; refused when NODE_ENV=production. Every instance of a fleet must be given the same.
    */
   SITE_CLOCK_OFFSET_MS: z.coerce.number({ error: 'must be a whole number of milliseconds' }).int('must be a whole number of milliseconds').default(0),
+
+  // Monitoring (docs/operators.md "Monitoring").
+  /**
+   * Bearer token a Prometheus scraper sends for GET /metrics; unset, /metrics answers 404 like
+   * any unknown path. An RFC 6750 b64token, long enough not to be guessed. Never echoed.
+   */
+  METRICS_TOKEN: z
+    .string()
+    .min(32, 'must be at least 32 characters, e.g. the output of `openssl rand -hex 32`')
+    .regex(/^[A-Za-z0-9\-._~+/]+=*$/, 'must be a bearer token of letters, digits and - . _ ~ + / (RFC 6750 b64token), e.g. the output of `openssl rand -hex 32`')
+    .optional(),
 });
 
 export interface Config extends Omit<z.output<typeof EnvSchema>, 'SITE_URL' | 'ALLOWED_ORIGINS'> {

@@ -25,11 +25,14 @@ import type { DbHandle } from '../db/create-db.ts';
 import type { EdgeLimiter, LimitOutcome } from '../server/http.ts';
 import type { Logger } from '../server/log.ts';
 import { HttpError } from '../lib/http-error.ts';
+import type { Meter } from '../lib/meter.ts';
 
 /** Budget of one key lookup in the database: a stuck database answers 503 quickly, never hangs the request. */
 const KEY_LOOKUP_DEADLINE_MS = 1_000;
 
 export interface EdgeRateLimiter extends EdgeLimiter {
+  /** True while Redis is failing and limits are enforced per instance (redis-store.server.ts). */
+  readonly degraded: boolean;
   close(): Promise<void>;
 }
 
@@ -37,6 +40,8 @@ export interface EdgeLimiterOptions {
   /** Where API keys live; without it every Authorization header is answered 401. */
   db?: DbHandle;
   now?: () => number;
+  /** Counts Redis failures (`redis_errors_total`). */
+  meter?: Meter;
 }
 
 /** The data windows of a key: the anonymous windows' names (so X-RateLimit-Scope reads the same) with the key's limits. */
@@ -49,7 +54,7 @@ export function keyWindows(key: ApiKey): Window[] {
 
 /** 401 in the data interface's format, with the challenge of RFC 6750 section 3. */
 function unauthorized(credentials: Credentials): HttpError {
-  return new HttpError(401, 'unauthorized', {
+  return new HttpError('unauthorized', {
     detail:
       credentials.kind === 'malformed'
         ? `The Authorization header does not carry an API key: ${credentials.problem}. Send ${KEY_FORMAT}, or no Authorization header for anonymous limits.`
@@ -63,7 +68,9 @@ export function createEdgeLimiter(config: Config, log: Logger, options: EdgeLimi
   const now = options.now ?? Date.now;
   const policies = policiesFromConfig(config);
   const draft = config.RATE_LIMIT_DRAFT_HEADERS;
-  const store: RateLimitStore = config.REDIS_URL ? createRedisStore({ url: config.REDIS_URL, log, prefix: config.REDIS_KEY_PREFIX, commandTimeoutMs: config.REDIS_TIMEOUT_MS }) : createMemoryStore();
+  const store: RateLimitStore & { readonly degraded?: boolean } = config.REDIS_URL
+    ? createRedisStore({ url: config.REDIS_URL, log, prefix: config.REDIS_KEY_PREFIX, commandTimeoutMs: config.REDIS_TIMEOUT_MS, ...(options.meter ? { meter: options.meter } : {}) })
+    : createMemoryStore();
   const { db } = options;
   const keys: KeyResolver | undefined = db && createKeyResolver({
     find: (tokenHash) => db.withDeadline(KEY_LOOKUP_DEADLINE_MS, () => findLiveKey(db.kysely, tokenHash)),
@@ -86,7 +93,7 @@ export function createEdgeLimiter(config: Config, log: Logger, options: EdgeLimi
         decision.scope === 'data-day'
           ? `rate limit exceeded: the daily quota is spent; it resets at 00:00 UTC, in ${wait} seconds`
           : `rate limit exceeded: too many requests in a given amount of time; retry after ${wait} seconds`;
-      return { headers, refused: new HttpError(429, 'SVC1010', { detail }) };
+      return { headers, refused: new HttpError('SVC1010', { detail }) };
     }
     return {
       headers,
@@ -107,25 +114,7 @@ export function createEdgeLimiter(config: Config, log: Logger, options: EdgeLimi
     if (credentials.kind === 'bearer' && keys) {
       const found = await keys.resolve(credentials.token, clientKey);
       if (found.kind === 'valid') return takeData(`key:${found.key.id}`, keyWindows(found.key));
-      if (found.kind === 'throttled') {
-        // Not a verdict on the token: too many unknown tokens from this address in the last
-        // minute (key-resolver.ts). A 429 the client may retry, never a 401 that reads as revoked.
-        const wait = String(found.retryAfterSeconds);
-        return {
-          headers: { 'Retry-After': wait },
-          refused: new HttpError(429, 'SVC1010', { detail: `rate limit exceeded: too many unrecognised API keys from this address; retry after ${wait} seconds` }),
-        };
-      }
-      if (found.kind === 'unavailable') {
-        log.warn({ err: found.error }, 'API key lookup failed: the database did not answer');
-        return {
-          headers: {},
-          refused: new HttpError(503, 'service_unavailable', {
-            detail: 'API keys cannot be checked just now: the database is unavailable. Try again in a few seconds.',
-            headers: { 'retry-after': '5' },
-          }),
-        };
-      }
+      if (found.kind === 'throttled' || found.kind === 'unavailable') return keyRefusal(found, log);
     }
     // A token that is not a live key is charged as an anonymous request of the client address, so
     // bad credentials never buy more than anonymous access; when those windows are spent the
@@ -137,20 +126,50 @@ export function createEdgeLimiter(config: Config, log: Logger, options: EdgeLimi
 
   return {
     async check(routeClass, clientKey, headers): Promise<LimitOutcome> {
-      if (routeClass === 'data') return checkData(clientKey, headers);
-      const decision = await store.take(clientKey, policies[routeClass], now());
-      const figures = draft ? { ...siteHeaders(decision), ...draftHeaders(decision) } : siteHeaders(decision);
-      if (decision.allowed) return { headers: figures };
-      const wait = decision.retryAfterSeconds ?? 1;
-      return {
-        headers: figures,
-        refused: new HttpError(429, 'rate_limited', {
-          detail: `The ${decision.scope ?? 'rate'} limit is used up for this client.`,
-          resolution: `Wait ${wait} second${wait === 1 ? '' : 's'} (Retry-After) before retrying.`,
-          extensions: { scope: decision.scope, retryAfter: wait },
-        }),
-      };
+      const outcome = routeClass === 'data' ? await checkData(clientKey, headers) : siteOutcome(await store.take(clientKey, policies[routeClass], now()), draft);
+      // Read after the take: the take is what finds a shared store's backend gone.
+      if (store.degraded) outcome.degraded = true;
+      return outcome;
+    },
+    get degraded() {
+      return store.degraded === true;
     },
     close: () => store.close(),
+  };
+}
+
+/** A take from a site class's windows as the edge's outcome: its headers, and the 429 problem when refused. */
+function siteOutcome(decision: Decision, draft: boolean): LimitOutcome {
+  const figures = draft ? { ...siteHeaders(decision), ...draftHeaders(decision) } : siteHeaders(decision);
+  if (decision.allowed) return { headers: figures };
+  const wait = decision.retryAfterSeconds ?? 1;
+  return {
+    headers: figures,
+    refused: new HttpError('rate_limited', {
+      detail: `The ${decision.scope ?? 'rate'} limit is used up for this client.`,
+      resolution: `Wait ${wait} second${wait === 1 ? '' : 's'} (Retry-After) before retrying.`,
+      extensions: { scope: decision.scope, retryAfter: wait },
+    }),
+  };
+}
+
+/** A bearer token that could not be judged: too many unknown ones from this address (429), or no database (503). */
+function keyRefusal(found: { kind: 'throttled'; retryAfterSeconds: number } | { kind: 'unavailable'; error: unknown }, log: Logger): LimitOutcome {
+  if (found.kind === 'throttled') {
+    // Not a verdict on the token: too many unknown tokens from this address in the last
+    // minute (key-resolver.ts). A 429 the client may retry, never a 401 that reads as revoked.
+    const wait = String(found.retryAfterSeconds);
+    return {
+      headers: { 'Retry-After': wait },
+      refused: new HttpError('SVC1010', { detail: `rate limit exceeded: too many unrecognised API keys from this address; retry after ${wait} seconds` }),
+    };
+  }
+  log.warn({ err: found.error }, 'API key lookup failed: the database did not answer');
+  return {
+    headers: {},
+    refused: new HttpError('service_unavailable', {
+      detail: 'API keys cannot be checked just now: the database is unavailable. Try again in a few seconds.',
+      headers: { 'retry-after': '5' },
+    }),
   };
 }

@@ -8,6 +8,8 @@ import type { Logger } from 'pino';
 import { resolveOrigin, type Config } from './config.ts';
 import type { DbHandle } from '../db/create-db.ts';
 import type { AssistantIndex } from '../features/chat/assistant-index.ts';
+import type { MetricsExposition } from '../features/metrics/metrics.endpoint.ts';
+import { NO_METER, type Meter } from '../lib/meter.ts';
 
 export interface Services {
   config: Config;
@@ -23,6 +25,10 @@ export interface Services {
    * Called by writers that change what a response would say, e.g. the stats materializer.
    */
   purgeCache(pathPrefix: string): void;
+  /** Where features count and time what they do (the metrics registry, or NO_METER). */
+  meter: Meter;
+  /** GET /metrics: the registry, the token's digest and the not-found answer; none under `astro dev`. */
+  exposition?: MetricsExposition | undefined;
 }
 
 export interface ServiceParts {
@@ -35,11 +41,16 @@ export interface ServiceParts {
   assistantIndex: () => AssistantIndex | Promise<AssistantIndex>;
   /** The edge's response cache; none in `astro dev`, where purging is a no-op. */
   cache?: { purge(pathPrefix: string): number };
+  /** The metrics registry's meter; NO_METER when absent. */
+  meter?: Meter;
+  exposition?: MetricsExposition;
 }
 
 /** The one way to assemble `Services`, shared by the production edge and the dev server. */
-export function createServices({ config, boundOrigin, db, log, assistantIndex: knowledge, cache }: ServiceParts): Services {
+export function createServices({ config, boundOrigin, db, log, assistantIndex: knowledge, cache, meter = NO_METER, exposition }: ServiceParts): Services {
   return {
+    meter,
+    exposition,
     config: resolveOrigin(config, boundOrigin),
     db,
     log,

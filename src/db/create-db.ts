@@ -6,7 +6,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Kysely, PostgresDialect, SqliteIntrospector, SqliteQueryCompiler, sql, type Dialect, type PostgresPool } from 'kysely';
+import { Kysely, PostgresDialect, SqliteIntrospector, SqliteQueryCompiler, sql, type Dialect, type KyselyConfig, type LogEvent, type PostgresPool } from 'kysely';
 import type { Database } from './schema.ts';
 import { ConcurrentSqliteAdapter, RetryingSqliteDriver } from './sqlite-driver.ts';
 import { DeadlineExceeded, isWriteFailure } from './storage-errors.ts';
@@ -46,6 +46,22 @@ export interface DbOptions {
   statementTimeoutMs?: number;
   /** PostgreSQL pool size. */
   poolSize?: number;
+  /** Told of every statement that failed (the metrics' `db_errors_total`); kysely's error log event. */
+  onQueryError?: (error: unknown) => void;
+}
+
+/**
+ * kysely's `log` option for `onQueryError`. A log function hears every statement (kysely has no
+ * errors-only function form); it ignores all but errors, so a statement costs one call more.
+ */
+function errorLog(options: DbOptions): Pick<KyselyConfig, 'log'> {
+  const onError = options.onQueryError;
+  if (onError === undefined) return {};
+  return {
+    log: (event: LogEvent) => {
+      if (event.level === 'error') onError(event.error);
+    },
+  };
 }
 
 /**
@@ -109,7 +125,7 @@ function sqliteKysely(path: string, { options, timeout, deadline, health }: Engi
     createIntrospector: (kysely) => new SqliteIntrospector(kysely),
     createQueryCompiler: () => new SqliteQueryCompiler(),
   };
-  return new Kysely<Database>({ dialect });
+  return new Kysely<Database>({ dialect, ...errorLog(options) });
 }
 
 /** kysely over a pg pool created on first use, its clients bound by the deadline scope. */
@@ -139,6 +155,7 @@ function postgresKysely(url: string, { options, timeout, deadline, health }: Eng
         return withDeadlineOnConnect(pool, deadline);
       },
     }),
+    ...errorLog(options),
   });
 }
 

@@ -12,6 +12,8 @@
  * (undici's body streams; bench/NOTES.md).
  */
 import { errorResponse, HttpError } from './http-error.ts';
+import { answers, endpointMethod, methodNotAllowed, type Method } from './methods.ts';
+import { unknownParameters, unknownParametersError } from './query-params.ts';
 
 /** Read access to request headers: Fetch's `Headers` has it, and so has the edge's view of node's. */
 export interface HeaderReader {
@@ -20,7 +22,13 @@ export interface HeaderReader {
 }
 
 export interface PlainRequest {
+  /** Never HEAD: a HEAD is answered from the GET (src/lib/methods.ts), with `headOnly` set. */
   method: string;
+  /**
+   * The client asked HEAD: the caller sends the GET's status and headers without content, so an
+   * endpoint may skip work that only makes content (RFC 9110 section 9.3.2).
+   */
+  headOnly?: boolean;
   /** The normalised target the edge decided on, on the site's own origin. */
   url: URL;
   headers: HeaderReader;
@@ -50,8 +58,13 @@ export type Endpoint<Deps> = (request: PlainRequest, deps: Deps) => Promise<Plai
 export interface EndpointLimits {
   /** Largest body, in bytes. */
   bodyLimit: number;
-  /** How long the answer may take, in ms, from the request's arrival. */
+  /** How long the answer may take, in ms, from the moment the body has been read. */
   deadlineMs: number;
+  /** The methods the route declares (src/lib/methods.ts); undefined: any. */
+  methods?: readonly Method[] | undefined;
+  /** The query parameters the route reads; with `strictQuery`, any other is refused (400). */
+  query?: readonly string[];
+  strictQuery?: boolean;
 }
 
 /** Milliseconds left before the request's deadline, never below 1 (a budget of 0 means "none"). */
@@ -61,7 +74,7 @@ export function timeLeft(request: Pick<PlainRequest, 'deadline'>, now = Date.now
 
 /** 413 for a body past the route's limit: the same refusal from the edge and from `plainRequestOf`. */
 export function bodyTooLarge(limit: number): HttpError {
-  return new HttpError(413, 'payload_too_large', {
+  return new HttpError('payload_too_large', {
     detail: `The request body exceeds ${limit} bytes.`,
     resolution: `Send at most ${limit} bytes.`,
     headers: { connection: 'close' },
@@ -69,18 +82,26 @@ export function bodyTooLarge(limit: number): HttpError {
 }
 
 /**
- * A Fetch request as a plain one, its body read within `limits.bodyLimit` (never more is buffered):
+ * A Fetch request as a plain one, after the route's method rule (405 with Allow; a HEAD becomes
+ * its GET), its body read within `limits.bodyLimit` (never more is buffered):
  * the Astro adapter's way in under `astro dev`, and the tests' way to call an endpoint directly.
  */
-async function plainRequestOf(request: Request, limits: EndpointLimits, arrived = Date.now()): Promise<PlainRequest> {
+async function plainRequestOf(request: Request, limits: EndpointLimits): Promise<PlainRequest> {
   const method = request.method;
+  if (!answers(limits.methods, method)) throw methodNotAllowed(method, limits.methods);
+  const url = new URL(request.url);
+  const unknown = limits.strictQuery ? unknownParameters(url.searchParams, limits.query ?? []) : undefined;
+  if (unknown) throw unknownParametersError(url.pathname, unknown, limits.query ?? []);
   const hasBody = method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS';
+  const body = hasBody ? await readFetchBody(request, limits.bodyLimit) : undefined;
   return {
-    method,
-    url: new URL(request.url),
+    method: endpointMethod(method),
+    headOnly: method === 'HEAD',
+    url,
     headers: request.headers,
-    body: hasBody ? await readFetchBody(request, limits.bodyLimit) : undefined,
-    deadline: arrived + limits.deadlineMs,
+    body,
+    // From the moment the body is in, as at the edge (src/server/answer.ts).
+    deadline: Date.now() + limits.deadlineMs,
     signal: request.signal,
   };
 }
@@ -116,10 +137,12 @@ export async function callOverFetch<Deps>(endpoint: Endpoint<Deps>, request: Req
   } catch (error) {
     return errorResponse(error, new URL(request.url).pathname);
   }
-  return fetchResponseOf(await endpoint(plain, deps));
+  const answer = await endpoint(plain, deps);
+  if (plain.headOnly && answer.body instanceof ReadableStream) await answer.body.cancel();
+  return fetchResponseOf(answer, plain.headOnly === true);
 }
 
-/** A plain answer as a Fetch Response. */
-function fetchResponseOf(plain: PlainResponse): Response {
-  return new Response(plain.body as BodyInit | null, { status: plain.status, headers: plain.headers });
+/** A plain answer as a Fetch Response; a HEAD's without content. */
+function fetchResponseOf(plain: PlainResponse, headOnly: boolean): Response {
+  return new Response(headOnly ? null : (plain.body as BodyInit | null), { status: plain.status, headers: plain.headers });
 }

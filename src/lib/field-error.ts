@@ -47,5 +47,5 @@ export function fieldErrors(issues: readonly z.core.$ZodIssue[], describe: Descr
 /** The 400 for invalid fields: the detail repeats a single message or names every field. */
 export function validationFailed(errors: readonly FieldError[], resolution: string): HttpError {
   const detail = errors.length === 1 ? errors[0]!.message : `${errors.length} fields are invalid: ${errors.map((e) => e.field || 'the body').join(', ')}.`;
-  return new HttpError(400, 'validation_failed', { detail, resolution, extensions: { errors } });
+  return new HttpError('validation_failed', { detail, resolution, extensions: { errors } });
 }

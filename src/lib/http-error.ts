@@ -8,60 +8,9 @@
  */
 import { z } from 'zod';
 import { PATHS } from './paths.ts';
+import { ERROR_CATALOG, SITE_PROBLEM_CODES, type ErrorCode } from './error-catalog.ts';
 
-/** `code` values of site-interface problems. Stable: clients may branch on them. */
-export const SITE_PROBLEM_CODES = [
-  'validation_failed',
-  'malformed_json',
-  'empty_body',
-  'unsupported_media_type',
-  'payload_too_large',
-  'upstream_unavailable',
-  'idempotency_key_reused',
-  'challenge_required',
-  'challenge_failed',
-  'challenge_replayed',
-  'origin_not_allowed',
-  'rate_limited',
-  'unauthorized',
-  'not_found',
-  'method_not_allowed',
-  'request_timeout',
-  'headers_too_large',
-  'internal_error',
-  'service_unavailable',
-] as const;
-export type SiteProblemCode = (typeof SITE_PROBLEM_CODES)[number];
-
-/** Data-interface codes (docs/interface.md section 5): SVC1005 invalid parameter, SVC1010 rate limited. */
-export const DATA_ERROR_CODES = ['SVC1005', 'SVC1010'] as const;
-export type DataErrorCode = (typeof DATA_ERROR_CODES)[number];
-
-export type ErrorCode = SiteProblemCode | DataErrorCode;
-
-const TITLES: Record<ErrorCode, string> = {
-  validation_failed: 'Invalid request',
-  malformed_json: 'Malformed JSON',
-  empty_body: 'Empty request body',
-  unsupported_media_type: 'Unsupported media type',
-  payload_too_large: 'Request body too large',
-  upstream_unavailable: 'Upstream service unavailable',
-  idempotency_key_reused: 'Idempotency key reused',
-  challenge_required: 'Proof of work required',
-  challenge_failed: 'Proof of work not accepted',
-  challenge_replayed: 'Proof of work already used',
-  origin_not_allowed: 'Origin not allowed',
-  rate_limited: 'Too many requests',
-  unauthorized: 'Unauthorized',
-  not_found: 'Not found',
-  method_not_allowed: 'Method not allowed',
-  request_timeout: 'Request timeout',
-  headers_too_large: 'Request header fields too large',
-  internal_error: 'Internal server error',
-  service_unavailable: 'Service unavailable',
-  SVC1005: 'invalid request parameter',
-  SVC1010: 'rate limit exceeded',
-};
+export { DATA_ERROR_CODES, SITE_PROBLEM_CODES, type DataErrorCode, type ErrorCode, type SiteProblemCode } from './error-catalog.ts';
 
 /**
  * The error body of the site interface (docs/interface.md section 5): RFC 9457 problem
@@ -134,18 +83,20 @@ export class HttpError extends Error {
   readonly status: number;
   readonly code: ErrorCode;
 
-  constructor(status: number, code: ErrorCode, init: HttpErrorInit = {}) {
+  /** Raised by name: status, title and the default resolution come from the catalog (error-catalog.ts). */
+  constructor(code: ErrorCode, init: HttpErrorInit = {}) {
+    const entry = ERROR_CATALOG[code];
     // A 4xx is an expected outcome whose stack nobody reads; capturing it was a third of the
     // cost of a 429 answer (bench/NOTES.md).
     const stackTraceLimit = Error.stackTraceLimit;
-    if (status < 500) Error.stackTraceLimit = 0;
-    super(init.detail ?? TITLES[code], init.cause === undefined ? undefined : { cause: init.cause });
+    if (entry.status < 500) Error.stackTraceLimit = 0;
+    super(init.detail ?? entry.title, init.cause === undefined ? undefined : { cause: init.cause });
     Error.stackTraceLimit = stackTraceLimit;
-    this.status = status;
+    this.status = entry.status;
     this.code = code;
-    this.title = TITLES[code];
+    this.title = entry.title;
     this.detail = init.detail;
-    this.resolution = init.resolution;
+    this.resolution = init.resolution ?? entry.resolution;
     this.extensions = init.extensions ?? {};
     this.headers = init.headers ?? {};
   }
@@ -170,7 +121,7 @@ export interface RenderedError {
 
 /** Anything thrown becomes an HttpError; unknown errors become an opaque 500 (no internals). */
 export function toHttpError(error: unknown): HttpError {
-  return error instanceof HttpError ? error : new HttpError(500, 'internal_error', { cause: error });
+  return error instanceof HttpError ? error : new HttpError('internal_error', { cause: error });
 }
 
 /** Serialise an error for the interface that `pathname` belongs to. */

@@ -44,7 +44,7 @@ export function describeJsonType(value: unknown): string {
 export function checkJsonRepresentation(headers: HeaderReader, options: Pick<JsonBodyOptions, 'subject'>): void {
   const contentType = headers.get('content-type');
   if (!isJsonMediaType(contentType) || declaresForeignCharset(contentType)) {
-    throw new HttpError(415, 'unsupported_media_type', {
+    throw new HttpError('unsupported_media_type', {
       detail: contentType ? `Content type "${contentType}" is not accepted.` : 'The request has no Content-Type.',
       resolution: `Send ${options.subject} as UTF-8 JSON with the header Content-Type: application/json.`,
       // Accept-Post (W3C Linked Data Platform 1.0, section 7.1) names what this resource takes.
@@ -54,7 +54,7 @@ export function checkJsonRepresentation(headers: HeaderReader, options: Pick<Jso
   const coding = headers.get('content-encoding');
   if (coding !== null && coding.trim().toLowerCase() !== 'identity') {
     // RFC 9110 section 15.5.16: a 415 for a content coding carries Accept-Encoding.
-    throw new HttpError(415, 'unsupported_media_type', {
+    throw new HttpError('unsupported_media_type', {
       detail: `Content-Encoding "${coding}" is not accepted.`,
       resolution: 'Send the body uncompressed.',
       headers: { 'accept-encoding': 'identity' },
@@ -70,16 +70,16 @@ export function parseJsonObject(bytes: Uint8Array, options: Pick<JsonBodyOptions
     // `fatal` refuses malformed bytes instead of turning them into U+FFFD behind our back.
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
-    throw new HttpError(400, 'malformed_json', { detail: 'The request body is not valid UTF-8.', resolution: 'Encode the JSON body as UTF-8.' });
+    throw new HttpError('malformed_json', { detail: 'The request body is not valid UTF-8.', resolution: 'Encode the JSON body as UTF-8.' });
   }
   if (text.trim() === '') {
-    throw new HttpError(400, 'empty_body', { detail: 'The request body is empty.', resolution: `Send a JSON object such as ${options.example}.` });
+    throw new HttpError('empty_body', { detail: 'The request body is empty.', resolution: `Send a JSON object such as ${options.example}.` });
   }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new HttpError(400, 'malformed_json', {
+    throw new HttpError('malformed_json', {
       detail: `The request body is not valid JSON: ${(error as Error).message}.`,
       resolution: 'Check the JSON syntax (quotes, commas, braces) of the body.',
     });

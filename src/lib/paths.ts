@@ -20,4 +20,6 @@ export const PATHS = {
   stats: '/stats',
   healthz: '/healthz',
   readyz: '/readyz',
+  /** Prometheus exposition for a scraper holding METRICS_TOKEN; 404 to everyone else. */
+  metrics: '/metrics',
 } as const;

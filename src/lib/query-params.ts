@@ -4,6 +4,8 @@
  * `startdate` is reported instead of answered as if the parameter were absent.
  */
 
+import { HttpError, interfaceOf } from './http-error.ts';
+
 /** Echo client input in a message, bounded so a megabyte of garbage does not come back. */
 export function shown(value: unknown): string {
   const text = String(value);
@@ -18,4 +20,12 @@ export function unknownParameters(params: URLSearchParams, accepted: readonly st
   const names = unknown.slice(0, 3).map(shown).join(', ');
   const more = unknown.length > 3 ? ` and ${unknown.length - 3} more` : '';
   return `unknown parameter${unknown.length === 1 ? '' : 's'} ${names}${more}: only ${accepted.join(' and ')} ${accepted.length === 1 ? 'is' : 'are'} accepted`;
+}
+
+/**
+ * The 400 for parameters a strict route does not take, in its interface's code: judged once, by
+ * the edge (src/server/admit.ts) or, under `astro dev`, by the endpoint adapter (endpoint.ts).
+ */
+export function unknownParametersError(pathname: string, message: string, accepted: readonly string[]): HttpError {
+  return new HttpError(interfaceOf(pathname) === 'data' ? 'SVC1005' : 'validation_failed', { detail: message, resolution: `Send only ${accepted.join(' and ')}.` });
 }

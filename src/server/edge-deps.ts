@@ -22,8 +22,13 @@ export interface LimitOutcome {
   headers: Record<string, string>;
   /** Present when the request is refused; rendered as 429 before any other work. */
   refused?: HttpError;
-  /** Called with the status just before the response head goes out; returns headers to replace (a 304 gives its day unit back). */
+  /**
+   * Called by the pipeline's stage after the answer with its status, before the head is written;
+   * returns headers to replace (a 304 gives its day unit back).
+   */
   onStatus?: ((status: number) => Record<string, string> | undefined) | undefined;
+  /** Set when the shared store was unreachable and the limit was judged from this instance's memory alone. */
+  degraded?: boolean;
 }
 
 export interface EdgeDeps {

@@ -14,10 +14,7 @@ import type { StaticFile } from './static-files.ts';
  * header map it maintains. Before a handler that sets headers itself (Astro, probes) the list is
  * moved onto the response and left empty.
  */
-export interface Head extends Array<string | number | string[]> {
-  /** The limiter's last word on the headers, given the final status (LimitOutcome.onStatus). */
-  onStatus?: ((status: number) => Record<string, string> | undefined) | undefined;
-}
+export type Head = Array<string | number | string[]>;
 
 /** Representation headers of a stored answer, per content coding, built on first use. */
 interface StoredHeads {

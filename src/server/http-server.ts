@@ -58,10 +58,10 @@ export function createNodeServer(onRequest: (req: IncomingMessage, res: ServerRe
     }
     const error400 =
       error.code === 'HPE_HEADER_OVERFLOW'
-        ? new HttpError(431, 'headers_too_large', { detail: 'The request line and header fields exceed 16 KiB (Node\'s limit).', resolution: 'Send a shorter URL and fewer or smaller headers.' })
+        ? new HttpError('headers_too_large', { detail: 'The request line and header fields exceed 16 KiB (Node\'s limit).', resolution: 'Send a shorter URL and fewer or smaller headers.' })
         : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-          ? new HttpError(408, 'request_timeout')
-          : new HttpError(400, 'validation_failed', { detail: 'The request is not valid HTTP/1.1.' });
+          ? new HttpError('request_timeout')
+          : new HttpError('validation_failed', { detail: 'The request is not valid HTTP/1.1.' });
     // The error format follows the interface the request was meant for, as for every other error.
     const { status, headers, body } = renderError(error400, routeOf(pathOfRawRequest((error as { rawPacket?: unknown }).rawPacket)).path);
     const head = Object.entries({ ...headers, 'content-length': String(Buffer.byteLength(body)), connection: 'close' })

@@ -1,270 +1,177 @@
 /**
  * The edge: a thin node:http layer in front of Astro's handler. It owns what every request
  * shares (request id and logging, client identity, rate limits and their headers, security
- * headers, body-size limits, prebuilt files and cached GET responses served from memory) and
- * knows no route's logic: only policies by path, the standard caching headers endpoints set, and
- * the endpoint the route table binds to a path (src/lib/endpoint.ts), which it calls with the
- * body read once and one deadline. Everything else goes to Astro's handler.
+ * headers, methods, body-size limits, prebuilt files and cached GET responses served from memory)
+ * and knows no route's logic: only policies by path from the route table (routes.ts), the
+ * standard caching headers endpoints set, and the endpoint the table binds to a path
+ * (src/lib/endpoint.ts). Everything else goes to Astro's handler.
+ *
+ * One request is one pipeline, read top to bottom in `run`: admit (route, method, CORS, rate
+ * limit, query), answer (prebuilt file, cached response, the endpoint with its body read once,
+ * or Astro), the stage after the answer on the plain response (the limiter's 304 refund, the
+ * response cache's store), write; and, once the response is finished or the client gone, the
+ * log line and the one observation (observation.ts). What a stage needs from an earlier one is
+ * on the request's `Exchange`, never on `res`.
  */
-import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
-import { corsHeaders, EXPOSED_HEADERS } from '../lib/cors.ts';
-import type { Endpoint, HeaderReader, PlainRequest } from '../lib/endpoint.ts';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HttpError, toHttpError } from '../lib/http-error.ts';
-import { answerProbe, requestIdOf } from '../lib/probes.ts';
-import { ClientAbortedError, readBody } from './body.ts';
+import { KNOWN_METHODS } from '../lib/methods.ts';
+import { requestIdOf } from '../lib/probes.ts';
+import { admit } from './admit.ts';
+import { callAstro, callEndpoint, probe } from './answer.ts';
+import { ClientAbortedError } from './body.ts';
+import type { Exchange, EdgeParts } from './exchange.ts';
+import { setHeaderIn } from './head.ts';
 import { createNodeServer } from './http-server.ts';
-import { readTarget, type RequestTarget } from './request-target.ts';
 import { createRequestLog, statusSent } from './log.ts';
-import { cacheKeyOf, routeOf, type EndpointDeps, type Route } from './routes.ts';
+import type { RequestObservation } from './observation.ts';
+import { readTarget } from './request-target.ts';
+import { errorAnswer, Responder, type Answer } from './respond.ts';
+import { routeOf } from './routes.ts';
 import type { EdgeDeps } from './edge-deps.ts';
-import { readStrictQuery } from './strict-query.ts';
-import type { Head } from './head.ts';
-import { Responder } from './respond.ts';
-import type { StaticFile } from './static-files.ts';
-import { keepEdgeCspOnWriteHead } from './security.ts';
 
 export type { AstroHandler, EdgeDeps, EdgeLimiter, LimitOutcome } from './edge-deps.ts';
-
-/** Public read resources: any page may fetch them and read the limit headers. */
-const PUBLIC_READ_CORS: readonly string[] = ['access-control-allow-origin', '*', 'access-control-expose-headers', EXPOSED_HEADERS.join(', ')];
-const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']);
+export type { Edge } from './exchange.ts';
 
 function socketKey(req: IncomingMessage): string {
   return req.socket.remoteAddress ?? 'unknown';
 }
 
-/** A node request's headers as the endpoints read them (Fetch's `Headers.get` semantics). */
-function headerReader(headers: IncomingHttpHeaders): HeaderReader {
-  return {
-    get(name) {
-      const value = headers[name.toLowerCase()];
-      if (value === undefined) return null;
-      return Array.isArray(value) ? value.join(', ') : value;
-    },
-  };
-}
-
-/**
- * Aborts when the client goes away before its answer is finished. Made only when an endpoint
- * reads `signal` (the chat reply does; the data and contact endpoints do not): an AbortController
- * and a close listener per request were garbage every cached-miss data request paid for.
- */
-function whenGone(res: ServerResponse): AbortSignal {
-  const gone = new AbortController();
-  if (res.closed) {
-    if (!res.writableFinished) gone.abort();
-  } else {
-    res.once('close', () => {
-      if (!res.writableFinished) gone.abort();
-    });
-  }
-  return gone.signal;
-}
-
-const hasBody = (method: string) => method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS';
-
-/** One request as the edge's stages see it. */
-interface Exchange {
-  req: IncomingMessage;
-  res: ServerResponse;
-  method: string;
-  url: RequestTarget;
-  route: Route;
-  /** The 400 of a target that is no valid path, sent once its rate limit is charged. */
-  refused: HttpError | undefined;
-  requestId: string;
-  head: Head;
-  /** performance.now() at arrival. */
-  started: number;
-  /** Date.now() at arrival: the endpoint's deadline counts from here. */
-  arrived: number;
-}
-
-export interface Edge {
-  server: Server;
-  /** The node:http request listener. */
-  onRequest: (req: IncomingMessage, res: ServerResponse) => void;
-  /** From now on every response closes its connection, so keep-alive clients let go. */
-  startDraining(): void;
-}
-
-/** What the edge's stages share: its dependencies, its writer and the not-found page. */
-interface EdgeParts {
-  deps: EdgeDeps;
-  out: Responder;
-  notFoundEntry: StaticFile | undefined;
-}
-
-function addCors(deps: EdgeDeps, req: IncomingMessage, head: Head, route: Route): void {
-  if (route.cors === 'none') return;
-  if (route.cors === 'public' && (req.method === 'GET' || req.method === 'HEAD')) {
-    head.push(...PUBLIC_READ_CORS);
-    return;
-  }
-  const headers = corsHeaders({ origin: req.headers.origin, allowed: req.headers.origin !== undefined && deps.allowedOrigins().includes(req.headers.origin) });
-  for (const name in headers) head.push(name, headers[name]!);
-}
-
-async function probe(deps: EdgeDeps, { res, route, head }: Exchange): Promise<void> {
-  // A failed check is logged where it runs (deps.ready), once per check: a probe flood answered
-  // from one remembered failure must not become a log flood.
-  const answer = await answerProbe(route.path, deps.ready, deps.readyDetails);
-  for (const name in answer.headers) head.push(name, answer.headers[name]!);
-  res.writeHead(answer.status, head).end(answer.body);
-}
-
-/**
- * The policies every request passes before any work: known method, CORS, rate limit (a refused
- * request costs no body, database or assistant), hidden paths, the strict query. Returns the
- * refusal to send, the strict query's cache key, or nothing.
- */
-async function admit({ deps }: EdgeParts, x: Exchange, clientKey: string, prebuilt: boolean): Promise<HttpError | { cacheKey: string | undefined } | undefined> {
-  const { req, method, route, head } = x;
-  const { limiter } = deps;
-  if (!KNOWN_METHODS.has(method)) {
-    // TRACE, CONNECT and inventions: refused here, before the Fetch Request Astro builds
-    // (which cannot represent some of them) turns them into a 500.
-    return new HttpError(405, 'method_not_allowed', { detail: `${method} is not supported.`, headers: { allow: 'GET, HEAD, POST, OPTIONS' } });
-  }
-  addCors(deps, req, head, route);
-  const rateClass = limiter ? route.rate(method, prebuilt) : null;
-  if (limiter && rateClass) {
-    const outcome = await limiter.check(rateClass, clientKey, req.headers);
-    for (const name in outcome.headers) head.push(name, outcome.headers[name]!);
-    if (outcome.refused) return outcome.refused;
-    if (outcome.onStatus) head.onStatus = outcome.onStatus;
-  }
-  if (x.refused) return x.refused;
-  if (route.kind === 'hidden' || (route.prebuiltOnly && !prebuilt)) return new HttpError(404, 'not_found', { detail: `Nothing is served at ${x.url.pathname}.` });
-  if (!route.strictQuery) return undefined;
-  // Refused here, before any handler: the route table declares what the endpoint accepts, and
-  // a flood of junk parameters then costs nothing more (each one copied a 12 KB URL many times).
-  const strict = readStrictQuery(route, x.url);
-  if (!strict.unknown) return { cacheKey: strict.cacheKey };
-  const code = route.interface === 'data' ? 'SVC1005' : 'validation_failed';
-  return new HttpError(400, code, { detail: strict.unknown, resolution: `Send only ${route.query.join(' and ')}.` });
-}
-
-/** The route's endpoint, called with the body read once within the route's limit and its one deadline. */
-async function callEndpoint({ deps, out }: EdgeParts, x: Exchange, endpoint: Endpoint<EndpointDeps>, cacheKey: string | undefined): Promise<void> {
-  const { req, res, method, url, route } = x;
-  const body = hasBody(method) ? await readBody(req, route.bodyLimit) : undefined;
-  const target = new URL(`${url.pathname}${url.search}`, `${deps.https ? 'https' : 'http'}://${deps.siteHost()}`);
-  let signal: AbortSignal | undefined;
-  const request: PlainRequest = {
-    method,
-    url: target,
-    headers: headerReader(req.headers),
-    body,
-    deadline: x.arrived + route.deadlineMs,
-    get signal() {
-      return (signal ??= whenGone(res));
-    },
-  };
-  const answer = await endpoint(request, deps.endpointDeps());
-  if (method === 'GET' && cacheKey !== undefined) deps.cache.capture(cacheKey, req, res);
-  await out.sendPlain(res, x.head, answer);
-}
-
-/** Routes without an endpoint: pages rendered per request and Astro's own paths. */
-async function callAstro({ deps, out, notFoundEntry }: EdgeParts, x: Exchange, clientKey: string, cacheKey: string | undefined): Promise<void> {
-  const { req, res, method, route, head } = x;
-  if (hasBody(method)) {
-    // Astro's adapter uses a pre-read `req.body` instead of reading the stream itself.
-    (req as IncomingMessage & { body?: Buffer }).body = await readBody(req, route.bodyLimit);
-  }
-  out.flushHead(res, head);
-  if (route.kind === 'page') keepEdgeCspOnWriteHead(res);
-  if (method === 'GET' && cacheKey !== undefined) deps.cache.capture(cacheKey, req, res);
-  const isRead = method === 'GET' || method === 'HEAD';
-  await deps.astro(
-    req,
-    res,
-    (err?: unknown) => {
-      if (err) return out.sendError(res, route, head, toHttpError(err));
-      if (route.kind === 'api') return out.sendError(res, route, head, new HttpError(404, 'not_found', { detail: `No API resource at ${x.url.pathname}.` }));
-      if (notFoundEntry && isRead) return void out.sendFile(req, res, route, head, notFoundEntry, 404);
-      res.statusCode = 404;
-      res.setHeader('Content-Type', 'text/html; charset=utf-8');
-      res.end('<!doctype html><title>Not found</title><h1>Not found</h1><p><a href="/">Home</a></p>');
-    },
-    deps.locals(x.requestId, clientKey),
-  );
-}
-
 /** The route and pending head of a request; a target that is no valid path gets the site API's route and its 400 (admit). */
-function exchangeOf({ deps, out }: EdgeParts, req: IncomingMessage, res: ServerResponse, requestId: string): Exchange {
+function exchangeOf({ deps, out }: EdgeParts, req: IncomingMessage, res: ServerResponse, requestId: string, clientKeyOf: (req: IncomingMessage) => string): Exchange {
   const started = performance.now();
   const { url, refusal } = readTarget(req.url ?? '');
   const route = routeOf(refusal === undefined ? url.pathname : '/api');
-  const refused = refusal === undefined ? undefined : new HttpError(400, 'validation_failed', { detail: refusal });
+  const refused = refusal === undefined ? undefined : new HttpError('validation_failed', { detail: refusal });
   // Astro routes on req.url and builds its Request URL from Host: give it the path the edge
   // decided on (so limits, cache keys and routing agree) and our own host, never the client's
   // (a Host such as `x/api/chat?` or `a@b` would otherwise steer routing or break the URL).
   req.url = `${url.pathname}${url.search}`;
   req.headers.host = deps.siteHost();
   if (req.headers['x-forwarded-host'] !== undefined) delete req.headers['x-forwarded-host'];
-  return { req, res, method: req.method ?? 'GET', url, route, refused, requestId, head: out.startHead(route, requestId), started, arrived: Date.now() };
+  const method = req.method ?? 'GET';
+  return {
+    req, res, method, url, route, refused, requestId, started,
+    clientKey: clientKeyOf(req),
+    head: out.startHead(route, requestId),
+    file: undefined, cacheKey: undefined, limit: undefined, rateClass: null, tap: undefined,
+    cache: 'none', staticFile: 'none', bytesSent: 0,
+  };
 }
 
-export function createEdge(deps: EdgeDeps): Edge {
-  const { log, statics, cache } = deps;
+/** The answer's status, before it is written. */
+function statusOf(x: Exchange, answer: Answer): number {
+  return answer.kind === 'plain' ? answer.response.status : answer.kind === 'stored' ? answer.status : x.res.statusCode;
+}
+
+/**
+ * The stage after the answer, on the plain response before it is written: the limiter's last
+ * word given the status (a 304 gives its day unit back, src/app/edge-limiter.ts), and the
+ * response cache's copy of a cacheable 200 (its body encoded once, for the cache and the socket).
+ */
+function afterAnswer({ deps }: EdgeParts, x: Exchange, answer: Answer): void {
+  const replaced = x.limit?.onStatus?.(statusOf(x, answer));
+  if (replaced) for (const name in replaced) setHeaderIn(x.head, name, replaced[name]!);
+  if (answer.kind === 'stored') {
+    if (answer.source === 'cache') x.cache = 'hit';
+    else x.staticFile = answer.source === 'hot' ? 'hit' : 'miss';
+    return;
+  }
+  if (x.cacheKey === undefined) return;
+  x.cache = 'miss';
+  if (answer.kind !== 'plain' || answer.edge) return;
+  const { response } = answer;
+  const { body } = response;
+  if (response.status !== 200 || body === null || body instanceof ReadableStream) return;
+  const bytes = typeof body === 'string' ? Buffer.from(body) : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  answer.response = { ...response, body: bytes };
+  deps.cache.store(x.cacheKey, x.req.headers, 200, response.headers, bytes);
+}
+
+/** The last stage, when the response is finished or the client gone: Astro's answer cached, the log line, the observation. */
+function finish({ deps }: EdgeParts, x: Exchange, logRequest: ReturnType<typeof createRequestLog>): void {
+  const { req, res, tap } = x;
+  const finished = res.writableFinished;
+  // The status the client got: 499 when it left before the head went out (log.ts).
+  const status = statusSent(res);
+  if (tap) {
+    x.bytesSent = tap.bytes;
+    const body = x.cacheKey !== undefined && res.writableEnded && res.statusCode === 200 ? tap.body() : undefined;
+    if (body) deps.cache.store(x.cacheKey!, req.headers, 200, res.getHeaders() as Record<string, string | string[]>, body);
+  }
+  const ms = performance.now() - x.started;
+  const record = { reqId: x.requestId, method: req.method, path: x.url.pathname, status, ms: Math.round(ms * 100) / 100, aborted: !finished };
+  // A route may keep its lines below info (the metrics scrape, every few seconds).
+  if (x.route.accessLog === 'info') logRequest(record);
+  else deps.log.debug(record, 'request');
+  if (!deps.observe) return;
+  const observation: RequestObservation = {
+    route: x.route.name,
+    method: KNOWN_METHODS.has(x.method) ? x.method : 'other',
+    status,
+    durationSeconds: ms / 1000,
+    bytesSent: x.bytesSent,
+    responseCache: x.cache,
+    staticFile: x.staticFile,
+    rateLimit: x.rateClass && x.limit ? { class: x.rateClass, outcome: x.limit.refused?.status === 429 ? 'refused' : x.limit.degraded ? 'degraded' : 'allowed' } : undefined,
+  };
+  deps.observe(observation);
+}
+
+export function createEdge(deps: EdgeDeps): import('./exchange.ts').Edge {
+  const { log } = deps;
   const clientKeyOf = deps.clientKey ?? socketKey;
   const logRequest = createRequestLog(log);
-  const notFoundPage = statics.get('/404.html');
-  const out = new Responder(statics, deps.https);
+  const notFoundPage = deps.statics.get('/404.html');
+  const out = new Responder(deps.statics, deps.https);
   const parts: EdgeParts = { deps, out, notFoundEntry: notFoundPage && { ...notFoundPage, cacheControl: 'no-store' } };
 
-  async function serve(x: Exchange): Promise<void> {
-    const { req, res, method, route, head } = x;
-    const { pathname } = x.url;
-    if (route.kind === 'probe') return probe(deps, x);
-    const clientKey = clientKeyOf(req);
-    // Prebuilt files answer whatever the query string (?utm_source=… on a page, a cache-buster on
-    // /api/news), like any static server; methods other than GET and HEAD get 405.
-    const file = statics.get(pathname) ?? (pathname.length > 1 && pathname.endsWith('/') ? statics.get(pathname.slice(0, -1)) : undefined);
-    const admitted = await admit(parts, x, clientKey, file !== undefined);
-    if (admitted instanceof HttpError) return out.sendError(res, route, head, admitted);
+  /** The answer: a refusal, a prebuilt file, a cached response, the endpoint's, or Astro's. */
+  async function answerOf(x: Exchange): Promise<Answer> {
+    const refusal = await admit(parts, x);
+    if (refusal) return refusal;
+    if (x.route.kind === 'probe') return probe(parts, x);
+    if (x.file) return out.file(x.req, x.file);
+    const hit = x.cacheKey === undefined ? undefined : deps.cache.get(x.cacheKey);
+    if (hit) return out.cached(x.req, hit);
+    if (x.route.endpoint) return callEndpoint(parts, x, x.route.endpoint);
+    return callAstro(parts, x);
+  }
 
-    const isRead = method === 'GET' || method === 'HEAD';
-    // Pages, prebuilt or rendered per request, are documents: GET and HEAD only (RFC 9110
-    // section 15.5.6), refused here before Astro renders the whole page for a POST or OPTIONS.
-    if ((file || route.kind === 'page') && !isRead) {
-      return out.sendError(res, route, head, new HttpError(405, 'method_not_allowed', { detail: `${pathname} only answers GET and HEAD.`, headers: { allow: 'GET, HEAD' } }));
+  /** One request: admit and answer, the stage after the answer, write. */
+  async function run(x: Exchange): Promise<void> {
+    let answer: Answer;
+    try {
+      answer = await answerOf(x);
+    } catch (error) {
+      if (error instanceof ClientAbortedError || x.req.destroyed) {
+        // The client went away mid-request: nothing to answer, nothing wrong on our side.
+        x.res.statusCode = 499; // nginx's "client closed request", for the log line
+        x.res.destroy();
+        return;
+      }
+      const httpError = toHttpError(error);
+      if (httpError.status >= 500) log.error({ reqId: x.requestId, err: error }, 'unhandled error');
+      answer = errorAnswer(x.route, httpError);
     }
-    let cacheKey: string | undefined;
-    if (isRead) {
-      if (file) return out.sendFile(req, res, route, head, file);
-      cacheKey = admitted ? admitted.cacheKey : cacheKeyOf(route, pathname, x.url.searchParams);
-      const hit = cacheKey === undefined ? undefined : cache.get(cacheKey);
-      if (hit) return out.sendStored(req, res, head, hit);
-    }
-    if (route.endpoint) return callEndpoint(parts, x, route.endpoint, cacheKey);
-    return callAstro(parts, x, clientKey, cacheKey);
+    afterAnswer(parts, x, answer);
+    if (answer.kind !== 'written') x.bytesSent = await out.write(x.res, x.head, answer);
   }
 
   function onRequest(req: IncomingMessage, res: ServerResponse): void {
     // A client's own X-Request-Id would let it choose what its log lines correlate with: taken
     // only from a proxy TRUST_PROXY names (nginx sets its $request_id), otherwise ours.
     const requestId = requestIdOf(deps.trustedProxy?.(req) === true ? req.headers['x-request-id'] : undefined);
-    const x = exchangeOf(parts, req, res, requestId);
+    const x = exchangeOf(parts, req, res, requestId, clientKeyOf);
     res.once('close', () => {
       // While draining, a connection whose last response just ended is idle: let it go now
       // rather than after the keep-alive timeout.
       if (out.draining) setImmediate(() => server.closeIdleConnections());
-      const ms = performance.now() - x.started;
-      logRequest({ reqId: requestId, method: req.method, path: x.url.pathname, status: statusSent(res), ms: Math.round(ms * 100) / 100, aborted: !res.writableFinished });
+      finish(parts, x, logRequest);
     });
-    serve(x).catch((error: unknown) => {
-      if (error instanceof ClientAbortedError || req.destroyed) {
-        // The client went away mid-request: nothing to answer, nothing wrong on our side.
-        res.statusCode = 499; // nginx's "client closed request", for the log line only
-        res.destroy();
-        return;
-      }
-      const httpError = toHttpError(error);
-      if (httpError.status >= 500) log.error({ reqId: requestId, err: error }, 'unhandled error');
-      out.sendError(res, x.route, x.head, httpError);
+    run(x).catch((error: unknown) => {
+      log.error({ reqId: requestId, err: error }, 'response not written');
+      res.destroy();
     });
   }
 

@@ -1,15 +1,18 @@
 /**
- * How the edge writes answers: its pending head (security headers, request id, CORS, rate-limit
- * headers, `Head` in head.ts), errors in the interface's format, stored answers (prebuilt files,
- * cached responses) with their validators and 304s, and the plain responses of endpoints,
- * streamed or not. One writer per edge; it holds what is built once per route or stored entry.
+ * How the edge makes and writes answers. The stages before the write produce an `Answer`: an
+ * endpoint's plain response (the edge's own errors are plain responses too), or stored bytes (a
+ * prebuilt file, a cached response) with their validators, or nothing left to write (Astro and
+ * the probes write their own). The stage after the endpoint (http.ts) looks at the answer's
+ * status and headers (refund, cache store, observation) before `write` sends it with the pending
+ * head (security headers, request id, CORS, rate-limit headers, `Head` in head.ts).
+ * One writer per edge; it holds what is built once per route or stored entry.
  */
 import type { ReadStream } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { PlainResponse } from '../lib/endpoint.ts';
-import { renderError, toHttpError, type HttpError } from '../lib/http-error.ts';
+import { renderError, type HttpError } from '../lib/http-error.ts';
 import { ifNoneMatchMatches } from '../lib/http-validators.ts';
 import { negotiate, type Coding } from './content-coding.ts';
 import { createStoredHeads, setHeaderIn, type Head } from './head.ts';
@@ -17,6 +20,39 @@ import type { CachedResponse } from './response-cache.ts';
 import type { Route } from './routes.ts';
 import { securityHeaders } from './security.ts';
 import type { StaticFile, StaticFiles } from './static-files.ts';
+
+/** An endpoint's response, or an error the edge rendered (`edge`: its header names never repeat a pending one). */
+export interface PlainAnswer {
+  kind: 'plain';
+  response: PlainResponse;
+  edge: boolean;
+}
+/** Known bytes with their validators: a cached response or a prebuilt file. */
+export interface StoredAnswer {
+  kind: 'stored';
+  entry: StaticFile | CachedResponse;
+  /** 200, 304, or the not-found page's 404. */
+  status: number;
+  encoding: Coding | undefined;
+  /** Content-Length of the representation. */
+  length: number;
+  /** Undefined for a 304 or a HEAD; a stream for a file too large for the hot cache. */
+  body: Buffer | ReadStream | undefined;
+  /** Where the bytes came from, for the observation: `cache`, the static hot cache, or disk. */
+  source: 'cache' | 'hot' | 'disk';
+}
+/** A handler wrote the response itself (Astro's pages, the probes). */
+export interface WrittenAnswer {
+  kind: 'written';
+}
+export type Answer = PlainAnswer | StoredAnswer | WrittenAnswer;
+
+export const WRITTEN: WrittenAnswer = { kind: 'written' };
+
+/** An error as the answer of the route's interface (docs/interface.md section 5). */
+export function errorAnswer(route: Route, error: HttpError): PlainAnswer {
+  return { kind: 'plain', response: renderError(error, route.path), edge: true };
+}
 
 export class Responder {
   readonly #securityByRoute = new Map<Route, readonly string[]>();
@@ -46,103 +82,117 @@ export class Responder {
   flushHead(res: ServerResponse, head: Head): void {
     for (let i = 0; i < head.length; i += 2) res.setHeader(head[i] as string, head[i + 1]!);
     head.length = 0;
-    // Astro never answers a limited request with a 304: the data API's 304s come from the
-    // response cache (sendStored) or its endpoint (sendPlain), both settled with their status. A
-    // writeHead wrapper per request for the rest cost ~100 MiB of RSS under the distinct-client
-    // flood of test/e2e/memory-bounds.test.ts, so there is none.
-    head.onStatus = undefined;
   }
 
-  /** Write the status and every pending header at once, after the limiter has seen the status. */
-  writeHead(res: ServerResponse, status: number, head: Head): void {
-    const replaced = head.onStatus?.(status);
-    if (replaced) for (const name in replaced) setHeaderIn(head, name, replaced[name]!);
-    res.writeHead(status, head);
-  }
-
-  sendError(res: ServerResponse, route: Route, head: Head, error: HttpError): void {
-    const rendered = renderError(error, route.path);
-    if (res.headersSent) {
-      res.destroy();
-      return;
-    }
-    for (const name in rendered.headers) head.push(name, rendered.headers[name]!);
-    head.push('Content-Length', Buffer.byteLength(rendered.body));
-    this.writeHead(res, rendered.status, head);
-    res.end(res.req.method === 'HEAD' ? undefined : rendered.body);
-  }
-
-  /**
-   * An endpoint's plain response: its headers over the pending ones, the limiter's word on the
-   * final status, then bytes with their length or a stream as it comes. A client that leaves
-   * mid-stream ends the pipeline, which cancels the stream (and whatever feeds it).
-   */
-  async sendPlain(res: ServerResponse, head: Head, answer: PlainResponse): Promise<void> {
-    const onStatus = head.onStatus;
-    this.flushHead(res, head);
-    res.statusCode = answer.status;
-    for (const name in answer.headers) res.setHeader(name, answer.headers[name]!);
-    const replaced = onStatus?.(answer.status);
-    if (replaced) for (const name in replaced) res.setHeader(name, replaced[name]!);
-    const { body } = answer;
-    if (body instanceof ReadableStream) {
-      if (res.req.method === 'HEAD') {
-        await body.cancel();
-        res.end();
-        return;
-      }
-      // Sent as it is produced: no Content-Length, chunked (RFC 9112 section 7.1).
-      res.flushHeaders();
-      await pipeline(Readable.fromWeb(body as import('node:stream/web').ReadableStream<Uint8Array>), res).catch(() => {});
-      return;
-    }
-    // Encoded once: for the Content-Length, the socket and the response cache's copy.
-    const bytes = typeof body === 'string' ? Buffer.from(body) : body;
-    if (bytes !== null) res.setHeader('content-length', bytes.byteLength);
-    res.end(bytes ?? undefined); // node sends no body for HEAD
-  }
-
-  /** Write a cached response with validators; 304 when the client already has it. */
-  sendStored(req: IncomingMessage, res: ServerResponse, head: Head, entry: CachedResponse): void {
+  /** A cached response, or its 304 when the client already has it. */
+  cached(req: IncomingMessage, entry: CachedResponse): StoredAnswer {
     const { bytes, encoding } = negotiate(entry.body, req.headers['accept-encoding']);
-    this.#writeStored(req, res, head, entry, encoding, bytes.length, bytes, ifNoneMatchMatches(req.headers['if-none-match'], entry.etag), 200);
+    const notModified = ifNoneMatchMatches(req.headers['if-none-match'], entry.etag);
+    return { kind: 'stored', entry, status: notModified ? 304 : 200, encoding, length: bytes.length, body: notModified || req.method === 'HEAD' ? undefined : bytes, source: 'cache' };
   }
 
   /**
-   * Write a prebuilt file: from the hot cache when it holds the bytes, otherwise read from disk
-   * first. A 304 or a HEAD needs no bytes (the manifest gives the length), so it reads nothing.
+   * A prebuilt file: from the hot cache when it holds the bytes, otherwise read from disk first.
+   * A 304 or a HEAD needs no bytes (the manifest gives the length), so it reads nothing.
    */
-  sendFile(req: IncomingMessage, res: ServerResponse, route: Route, head: Head, file: StaticFile, status = 200): void | Promise<void> {
+  file(req: IncomingMessage, file: StaticFile, status = 200): StoredAnswer | Promise<StoredAnswer> {
     const { statics } = this;
     const encoding = statics.codingFor(file, req.headers['accept-encoding']);
     const body = encoding === undefined ? file.identity : file[encoding]!;
     const notModified = status === 200 && ifNoneMatchMatches(req.headers['if-none-match'], file.etag);
-    const bytes = notModified || req.method === 'HEAD' ? undefined : statics.cached(body);
-    if (bytes !== undefined || notModified || req.method === 'HEAD') return this.#writeStored(req, res, head, file, encoding, body.size, bytes, notModified, status);
-    return statics.read(body).then(
-      (read) => this.#writeStored(req, res, head, file, encoding, body.size, read, false, status),
-      (error: unknown) => this.sendError(res, route, head, toHttpError(error)),
-    );
+    const answer: StoredAnswer = { kind: 'stored', entry: file, status: notModified ? 304 : status, encoding, length: body.size, body: undefined, source: 'hot' };
+    if (notModified || req.method === 'HEAD') return answer;
+    answer.body = statics.cached(body);
+    if (answer.body !== undefined) return answer;
+    answer.source = 'disk';
+    return statics.read(body).then((read) => ((answer.body = read), answer));
+  }
+
+  /** Write an answer with the pending head; resolves with the body bytes handed to the socket. */
+  write(res: ServerResponse, head: Head, answer: PlainAnswer | StoredAnswer): number | Promise<number> {
+    if (res.headersSent) {
+      // A handler that wrote its head and then failed: the only honest end is a cut connection.
+      res.destroy();
+      return 0;
+    }
+    if (answer.kind === 'stored') return this.#writeStored(res, head, answer);
+    if (answer.edge) return this.#writeEdge(res, head, answer.response);
+    return this.#writePlain(res, head, answer.response);
+  }
+
+  /** The edge's own error: one writeHead with everything. */
+  #writeEdge(res: ServerResponse, head: Head, response: PlainResponse): number {
+    const body = response.body as string;
+    for (const name in response.headers) head.push(name, response.headers[name]!);
+    const length = Buffer.byteLength(body);
+    head.push('Content-Length', length);
+    res.writeHead(response.status, head);
+    if (res.req.method === 'HEAD') {
+      res.end();
+      return 0;
+    }
+    res.end(body);
+    return length;
+  }
+
+  /**
+   * An endpoint's plain response: its headers over the pending ones, then bytes with their length
+   * or a stream as it comes (a HEAD gets the GET's head, no content). A client that leaves
+   * mid-stream ends the pipeline, which cancels the stream (and whatever feeds it).
+   */
+  async #writePlain(res: ServerResponse, head: Head, response: PlainResponse): Promise<number> {
+    this.flushHead(res, head);
+    res.statusCode = response.status;
+    for (const name in response.headers) res.setHeader(name, response.headers[name]!);
+    const { body } = response;
+    const isHead = res.req.method === 'HEAD';
+    if (body instanceof ReadableStream) {
+      if (isHead) {
+        await body.cancel();
+        res.end();
+        return 0;
+      }
+      // Sent as it is produced: no Content-Length, chunked (RFC 9112 section 7.1).
+      res.flushHeaders();
+      let sent = 0;
+      const stream = Readable.fromWeb(body as import('node:stream/web').ReadableStream<Uint8Array>).on('data', (chunk: Uint8Array) => void (sent += chunk.byteLength));
+      await pipeline(stream, res).catch(() => {});
+      return sent;
+    }
+    // The stage after the endpoint has encoded a string body once already (for the cache's copy).
+    const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+    if (bytes !== null) res.setHeader('content-length', bytes.byteLength);
+    if (isHead || bytes === null) {
+      res.end();
+      return 0;
+    }
+    res.end(bytes);
+    return bytes.byteLength;
   }
 
   /** Known bytes with their validators; the 304 carries what a 200 would, except the body's own fields (RFC 9110 section 15.4.5). */
-  #writeStored(req: IncomingMessage, res: ServerResponse, head: Head, entry: StaticFile | CachedResponse, encoding: Coding | undefined, length: number, body: Buffer | ReadStream | undefined, notModified: boolean, status: number): void {
-    const stored = this.#storedHeadOf(entry, encoding);
+  #writeStored(res: ServerResponse, head: Head, answer: StoredAnswer): number {
+    const stored = this.#storedHeadOf(answer.entry, answer.encoding);
     if (stored.csp !== undefined) setHeaderIn(head, 'Content-Security-Policy', stored.csp);
-    if (notModified) {
+    if (answer.status === 304) {
       for (let i = 0; i < stored.head.length; i += 2) {
         const name = stored.head[i] as string;
         if (name !== 'Content-Type' && name !== 'content-type' && name !== 'Content-Encoding') head.push(name, stored.head[i + 1]!);
       }
-      this.writeHead(res, 304, head);
+      res.writeHead(304, head);
       res.end();
-      return;
+      return 0;
     }
     for (let i = 0; i < stored.head.length; i++) head.push(stored.head[i]!);
-    head.push('Content-Length', length);
-    this.writeHead(res, status, head);
-    if (body === undefined || Buffer.isBuffer(body)) res.end(req.method === 'HEAD' ? undefined : body);
+    head.push('Content-Length', answer.length);
+    res.writeHead(answer.status, head);
+    const { body } = answer;
+    if (body === undefined || Buffer.isBuffer(body)) {
+      res.end(res.req.method === 'HEAD' ? undefined : body);
+      return body === undefined || res.req.method === 'HEAD' ? 0 : body.length;
+    }
     // A large file streamed from disk; on an error mid-way (client gone, file cut short) pipeline destroys both ends.
-    else pipeline(body, res).catch(() => {});
+    pipeline(body, res).catch(() => {});
+    return answer.length;
   }
 }

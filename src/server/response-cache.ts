@@ -6,7 +6,7 @@
  * other's purges still converge within that bound. Bounded by bytes (lru-cache `maxSize`).
  * Only content headers are stored; per-client headers (rate limits, request id) never are.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import CachePolicy from 'http-cache-semantics';
 import { LRUCache } from 'lru-cache';
 import { strongEtag } from '../lib/http-validators.ts';
@@ -29,8 +29,8 @@ const CONTENT_HEADERS = [
   'content-type', 'cache-control', 'etag', 'last-modified', 'content-language', 'expires', 'content-security-policy',
   'x-data-settled-through', 'x-data-missing-days',
 ];
-/** Bodies larger than this are streamed through uncached. */
-const MAX_ENTRY_BYTES = 1024 * 1024;
+/** Bodies larger than this are sent uncached. */
+export const MAX_ENTRY_BYTES = 1024 * 1024;
 /**
  * What an entry costs beyond its key and body bytes: the entry and header objects, the Buffer
  * headers, lru-cache's bookkeeping and TTL slots. Measured with test/e2e/memory-bounds.test.ts
@@ -98,66 +98,29 @@ export class ResponseCache {
   }
 
   /**
-   * Tee what a handler writes to `res`; once it finishes, store it if RFC 9111 says a shared
-   * cache may. Must be called before the handler writes anything.
+   * Keep a finished GET answer under `key` if RFC 9111 lets a shared cache store it (http-cache-
+   * semantics reads the endpoint's Cache-Control and the request's Authorization), for at most
+   * `maxTtlMs`. Called by the edge's stage after the endpoint with the plain response it is about
+   * to write; only content headers are kept. Returns whether it stored.
    */
-  capture(key: string, req: IncomingMessage, res: ServerResponse): void {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let overflow = false;
-    const collect = (chunk: unknown, encoding?: unknown) => {
-      if (overflow || chunk === undefined || chunk === null || typeof chunk === 'function') return;
-      const buf =
-        typeof chunk === 'string'
-          ? Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8')
-          : chunk instanceof Uint8Array
-            ? Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)
-            : undefined;
-      if (!buf) return;
-      size += buf.length;
-      if (size > MAX_ENTRY_BYTES) {
-        overflow = true;
-        chunks.length = 0;
-      } else chunks.push(Buffer.from(buf));
-    };
-    const write = res.write.bind(res);
-    const end = res.end.bind(res);
-    let ending = false;
-    res.write = ((chunk: unknown, ...rest: unknown[]) => {
-      if (!ending) collect(chunk, rest[0]);
-      return (write as (...a: unknown[]) => boolean)(chunk, ...rest);
-    }) as typeof res.write;
-    res.end = ((chunk?: unknown, ...rest: unknown[]) => {
-      collect(chunk, rest[0]);
-      // A response whose end() writes its last chunk through write() (light-my-request's, some
-      // wrappers) must not have that chunk collected twice.
-      ending = true;
-      return (end as (...a: unknown[]) => ServerResponse)(chunk, ...rest);
-    }) as typeof res.end;
-
-    res.once('finish', () => {
-      if (overflow || res.statusCode !== 200) return;
-      const headers: Record<string, string | string[]> = {};
-      for (const name of CONTENT_HEADERS) {
-        const value = res.getHeader(name);
-        if (value !== undefined) headers[name] = Array.isArray(value) ? value : String(value);
-      }
-      const vary = res.getHeader('vary');
-      // A response that varies on anything but encoding would need a secondary key; not cached.
-      if (vary !== undefined && String(vary).toLowerCase().split(',').some((v) => v.trim() !== 'accept-encoding')) return;
-      if (res.getHeader('set-cookie') !== undefined) return;
-      const policy = new CachePolicy(
-        { url: req.url ?? '/', method: 'GET', headers: req.headers },
-        { status: 200, headers: { ...headers } as Record<string, string> },
-        { shared: true },
-      );
-      const ttl = Math.min(policy.timeToLive(), this.#maxTtlMs);
-      if (!policy.storable() || ttl <= 0) return;
-      const identity = Buffer.concat(chunks);
-      const contentType = String(headers['content-type'] ?? 'application/octet-stream');
-      const etag = headers['etag'] === undefined ? strongEtag(identity) : String(headers['etag']);
-      headers['etag'] = etag;
-      this.#lru.set(key, { status: 200, headers, body: storeBody(identity, contentType), etag }, { ttl });
-    });
+  store(key: string, requestHeaders: IncomingHttpHeaders, status: number, responseHeaders: Readonly<Record<string, string | string[] | number | undefined>>, body: Buffer): boolean {
+    if (status !== 200 || body.length > MAX_ENTRY_BYTES) return false;
+    const headers: Record<string, string | string[]> = {};
+    for (const name of CONTENT_HEADERS) {
+      const value = responseHeaders[name];
+      if (value !== undefined) headers[name] = Array.isArray(value) ? value : String(value);
+    }
+    const vary = responseHeaders['vary'];
+    // A response that varies on anything but encoding would need a secondary key; not cached.
+    if (vary !== undefined && String(vary).toLowerCase().split(',').some((v) => v.trim() !== 'accept-encoding')) return false;
+    if (responseHeaders['set-cookie'] !== undefined) return false;
+    const policy = new CachePolicy({ url: key, method: 'GET', headers: requestHeaders }, { status: 200, headers: { ...headers } as Record<string, string> }, { shared: true });
+    const ttl = Math.min(policy.timeToLive(), this.#maxTtlMs);
+    if (!policy.storable() || ttl <= 0) return false;
+    const contentType = String(headers['content-type'] ?? 'application/octet-stream');
+    const etag = headers['etag'] === undefined ? strongEtag(body) : String(headers['etag']);
+    headers['etag'] = etag;
+    this.#lru.set(key, { status: 200, headers, body: storeBody(body, contentType), etag }, { ttl });
+    return true;
   }
 }

@@ -11,6 +11,7 @@
  */
 import { interfaceOf, type ApiInterface } from '../lib/http-error.ts';
 import type { Endpoint } from '../lib/endpoint.ts';
+import type { Method } from '../lib/methods.ts';
 import { PATHS } from '../lib/paths.ts';
 import type { RateClass } from '../lib/rate-class.ts';
 import { chatEndpoint, type ChatDeps } from '../features/chat/chat.endpoint.ts';
@@ -19,6 +20,8 @@ import { challengeEndpoint, type ChallengeDeps } from '../features/contact/altch
 import { CONTACT_LIMITS } from '../features/contact/contact.ts';
 import { contactEndpoint, type ContactDeps } from '../features/contact/contact.endpoint.ts';
 import { dataEndpoint, type DataDeps } from '../features/stats/data.endpoint.ts';
+import { DATE_RANGE_PARAMETERS } from '../features/stats/date-range.ts';
+import { metricsEndpoint, type MetricsDeps } from '../features/metrics/metrics.endpoint.ts';
 
 export type { RateClass };
 
@@ -26,7 +29,7 @@ export type { RateClass };
  * Everything the bound endpoints need, each feature's own narrow dependencies together: the
  * composition root's services satisfy it (a type error there names what is missing).
  */
-export type EndpointDeps = ChatDeps & ChallengeDeps & ContactDeps & DataDeps;
+export type EndpointDeps = ChatDeps & ChallengeDeps & ContactDeps & DataDeps & MetricsDeps;
 
 export interface Route {
   /** The canonical path of the resource; spellings with a trailing slash share it (cache key, purge). */
@@ -49,8 +52,16 @@ export interface Route {
    * with room left to send the answer.
    */
   deadlineMs: number;
-  /** The feature endpoint that answers this path, every method; none: a page or a file. */
+  /** The feature endpoint that answers this path; none: a page or a file. */
   endpoint?: Endpoint<EndpointDeps> | undefined;
+  /**
+   * The methods the resource answers (HEAD comes with GET, answered by the edge from the GET);
+   * any other gets 405 with `Allow` from the edge (src/lib/methods.ts). Undefined: the catch-all
+   * routes, which answer 404 to every method.
+   */
+  methods?: readonly Method[] | undefined;
+  /** The name observations carry (src/server/observation.ts): the path of a declared route, `other` for the catch-alls. */
+  name: string;
   /**
    * The rate class a request spends, by method and by whether a prebuilt file answers it
    * (`prebuilt`, false when unknown); null: not limited.
@@ -71,12 +82,20 @@ export interface Route {
    * never answered from the cache, so the refusal is the same hit or miss.
    */
   strictQuery: boolean;
+  /**
+   * The access log's level for this route's requests: `debug` keeps a scraper's request every
+   * few seconds out of the info-level log.
+   */
+  accessLog: 'info' | 'debug';
 }
 
 const KiB = 1024;
 /** Body limit of routes that take no body worth the name (a stray POST to a page). */
 const SMALL_BODY = 64 * KiB;
 const DEADLINE_MS = 4_000;
+
+/** Documents and read resources: GET, and HEAD with it. */
+const READ: readonly Method[] = ['GET'];
 
 const always =
   (rateClass: RateClass | null) =>
@@ -91,6 +110,7 @@ const writes =
 function route(path: string, init: Partial<Omit<Route, 'path' | 'interface'>> & Pick<Route, 'kind'>): Route {
   return {
     path,
+    name: 'other',
     interface: interfaceOf(path),
     cors: 'none',
     bodyLimit: SMALL_BODY,
@@ -98,12 +118,13 @@ function route(path: string, init: Partial<Omit<Route, 'path' | 'interface'>> & 
     rate: always(init.kind === 'page' ? 'page' : 'site'),
     query: [],
     strictQuery: false,
+    accessLog: 'info',
     prebuiltOnly: false,
     ...init,
   };
 }
 
-const readApi = (path: string) => route(path, { kind: 'api', cors: 'public' });
+const readApi = (path: string) => route(path, { kind: 'api', cors: 'public', methods: READ });
 
 /** Exact paths. */
 const EXACT = new Map<string, Route>(
@@ -111,18 +132,26 @@ const EXACT = new Map<string, Route>(
     readApi(PATHS.news),
     readApi(PATHS.sellers),
     readApi(PATHS.openapi),
-    route(PATHS.contact, { kind: 'api', cors: 'origins', bodyLimit: CONTACT_LIMITS.bodyBytes, rate: writes('contact'), endpoint: contactEndpoint }),
+    route(PATHS.contact, { kind: 'api', cors: 'origins', methods: ['POST'], bodyLimit: CONTACT_LIMITS.bodyBytes, rate: writes('contact'), endpoint: contactEndpoint }),
     // Fetched by the contact page on load: the site's class, never cached (no-store).
-    route(PATHS.contactChallenge, { kind: 'api', cors: 'origins', endpoint: challengeEndpoint }),
-    route(PATHS.chat, { kind: 'api', cors: 'origins', bodyLimit: CHAT_LIMITS.maxBodyBytes, rate: writes('chat'), endpoint: chatEndpoint }),
+    route(PATHS.contactChallenge, { kind: 'api', cors: 'origins', methods: READ, endpoint: challengeEndpoint }),
+    // OPTIONS: the CORS preflight of the chat widget on a partner's page.
+    route(PATHS.chat, { kind: 'api', cors: 'origins', methods: ['OPTIONS', 'POST'], bodyLimit: CHAT_LIMITS.maxBodyBytes, rate: writes('chat'), endpoint: chatEndpoint }),
     // Every response of the data interface carries its own rate-limit headers, whatever the method.
-    route(PATHS.data, { kind: 'api', cors: 'public', rate: always('data'), query: ['startDate', 'endDate'], strictQuery: true, endpoint: dataEndpoint }),
-    route(PATHS.healthz, { kind: 'probe', rate: always(null) }),
-    route(PATHS.readyz, { kind: 'probe', rate: always(null) }),
+    route(PATHS.data, { kind: 'api', cors: 'public', methods: READ, rate: always('data'), query: DATE_RANGE_PARAMETERS, strictQuery: true, endpoint: dataEndpoint }),
+    route(PATHS.healthz, { kind: 'probe', methods: READ, rate: always(null) }),
+    route(PATHS.readyz, { kind: 'probe', methods: READ, rate: always(null) }),
+    // A page to the public (its 404 is an unknown page's: same security headers, same body), the
+    // exposition to a scraper with the token. Never limited: a scrape must not spend or be
+    // refused by a client budget; never cached (no-store); logged at debug.
+    route(PATHS.metrics, { kind: 'page', methods: READ, rate: always(null), accessLog: 'debug', endpoint: metricsEndpoint }),
     // Rendered per request from the same records as the data API; reads the same two parameters.
-    route(PATHS.stats, { kind: 'page', query: ['startDate', 'endDate'] }),
-  ].map((r) => [r.path, r]),
+    route(PATHS.stats, { kind: 'page', methods: READ, query: DATE_RANGE_PARAMETERS }),
+  ].map((r) => [r.path, { ...r, name: r.path }]),
 );
+
+/** Every declared route, for tests and documents that walk the table. */
+export const DECLARED_ROUTES: readonly Route[] = [...EXACT.values()];
 
 /** Everything else under the data prefix: the data interface's 404s and 405s, in its format. */
 const DATA_OTHER = route(PATHS.dataPrefix, { kind: 'api', cors: 'public', rate: always('data') });
@@ -135,12 +164,20 @@ const HIDDEN = route('/_image', { kind: 'hidden', rate: always('page') });
  * 404 by the edge: unlimited misses went to Astro, and a flood of long ones grew the process by
  * 200 MB (issue 31).
  */
-const ASSET = route('/_astro', { kind: 'page', prebuiltOnly: true, rate: (_method, prebuilt) => (prebuilt === true ? null : 'page') });
-const PAGE = route('/', { kind: 'page' });
+const ASSET = route('/_astro', { kind: 'page', methods: READ, prebuiltOnly: true, rate: (_method, prebuilt) => (prebuilt === true ? null : 'page') });
+/** Documents, prebuilt or rendered per request: GET and HEAD only (RFC 9110 section 15.5.6), refused before Astro renders a whole page for a POST. */
+const PAGE = route('/', { kind: 'page', methods: READ });
 
 function under(path: string, prefix: string): boolean {
   return path === prefix || path.startsWith(`${prefix}/`);
 }
+
+/**
+ * The names observations carry for declared routes (their paths): the values the request
+ * metrics' `route` label may take, besides `other` for every catch-all (pages, assets, unknown
+ * paths), so the label's values are this fixed list however many paths clients invent.
+ */
+export const ROUTE_NAMES: readonly string[] = [...EXACT.keys()];
 
 /** The route of a normalised path (request-target.ts); a trailing slash does not change it. */
 export function routeOf(pathname: string): Route {

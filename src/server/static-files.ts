@@ -227,7 +227,7 @@ export class StaticFiles {
         `a prebuilt file changed since start-up: ${path}: ${what}; answering 503 for it. Was a build run over the live DIST_DIR? Build into a new directory and restart (README "Static files")`,
       );
     }
-    return new HttpError(503, 'service_unavailable', {
+    return new HttpError('service_unavailable', {
       detail: 'This file is being replaced by a new version of the site.',
       resolution: 'Try again in a minute.',
       headers: { 'retry-after': '60' },

@@ -105,7 +105,7 @@ describe('the server process', () => {
     const api = await fetch(`${server.url}/api/does-not-exist`);
     expect(api.status).toBe(404);
     expect(api.headers.get('content-type')).toBe('application/problem+json; charset=utf-8');
-    expect(await api.json()).toEqual({ type: 'about:blank', title: 'Not found', status: 404, code: 'not_found', detail: 'No API resource at /api/does-not-exist.' });
+    expect(await api.json()).toEqual({ type: 'about:blank', title: 'Not found', status: 404, code: 'not_found', detail: 'No API resource at /api/does-not-exist.', resolution: 'Check the path against the documentation.' });
     const page = await fetch(`${server.url}/no/such/page`);
     expect(page.status).toBe(404);
     expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');

@@ -187,6 +187,40 @@ describe('the nginx configuration', () => {
     }
   });
 
+  it('keeps /metrics off the public side: the unknown-path 404, token or not, and no instance reached', async () => {
+    const instance = await countingServer('127.0.0.1');
+    const prefix = mkdtempSync(join(tmpdir(), 'nginx-metrics-'));
+    const conf = join(prefix, 'nginx.conf');
+    const port = await freePort();
+    writeFileSync(conf, renderNginx({ listen: `127.0.0.1:${port}`, distClient: `${process.cwd()}/dist/client`, upstreams: [`127.0.0.1:${instance.port}`], prefix }));
+    const nginx = spawnOwned('nginx', ['-p', `${prefix}/`, '-c', conf, '-g', 'daemon off;']);
+    const get = (path: string, headers: Record<string, string> = {}) =>
+      new Promise<{ status: number; body: string }>((resolvePromise, reject) => {
+        request({ host: '127.0.0.1', port, path, headers }, (res) => {
+          let body = '';
+          res.on('data', (c: Buffer) => (body += c.toString()));
+          res.on('end', () => resolvePromise({ status: res.statusCode ?? 0, body }));
+        })
+          .on('error', reject)
+          .end();
+      });
+    try {
+      for (let tries = 0; ; tries++) {
+        const ready = await get('/no-such-page').catch(() => undefined);
+        if (ready !== undefined || tries > 100) break;
+        await new Promise((resolvePromise) => setTimeout(resolvePromise, 50));
+      }
+      const unknown = await get('/no-such-page');
+      expect(unknown.status).toBe(404);
+      expect(await get('/metrics', { authorization: 'Bearer 0123456789abcdef0123456789abcdef' })).toEqual(unknown);
+      expect(await get('/metrics')).toEqual(unknown);
+      expect(instance.hits).toEqual([]);
+    } finally {
+      await nginx.stop('SIGTERM');
+      await instance.close();
+    }
+  });
+
   it.each([
     ['--listen 0.0.0.0:99999 --upstream 10.0.0.11:4321', '--listen must be HOST:PORT or PORT with a port from 1 to 65535, got "0.0.0.0:99999"'],
     ['--listen "80; include /etc/passwd" --upstream 10.0.0.11:4321', '--listen must be HOST:PORT or PORT (e.g. 10.0.0.11:4321), got "80; include /etc/passwd"'],

@@ -14,6 +14,7 @@ import type { EndpointLimits } from '../../src/lib/endpoint.ts';
 import { callEndpoint } from './endpoint.ts';
 import { createTempDatabase } from './postgres.ts';
 import { tempSqliteUrl } from './server.ts';
+import { NO_METER } from '../../src/lib/meter.ts';
 
 export const ENGINES = ['sqlite', 'postgres'] as const;
 export type TestEngine = (typeof ENGINES)[number];
@@ -47,6 +48,7 @@ export function testServices(handle: DbHandle, env: Record<string, string> = {})
     db: handle,
     log: pino({ level: 'silent' }),
     purgeCache: () => {},
+    meter: NO_METER,
     assistantIndex: () => {
       throw new Error('no assistant index in this test');
     },

@@ -5,9 +5,16 @@
  * policies go through the edge itself.
  */
 import { callOverFetch, type Endpoint, type EndpointLimits } from '../../src/lib/endpoint.ts';
+import { routeOf } from '../../src/server/routes.ts';
 
 const DEFAULT_LIMITS: EndpointLimits = { bodyLimit: 64 * 1024, deadlineMs: 4_000 };
 
+/** What the route table declares for the endpoint at the request's path (the caller's 405, HEAD and strict query), as under `astro dev`. */
+function declared(endpoint: Endpoint<never>, request: Request): Partial<EndpointLimits> {
+  const route = routeOf(new URL(request.url).pathname);
+  return route.endpoint === endpoint ? { methods: route.methods, query: route.query, strictQuery: route.strictQuery } : {};
+}
+
 export function callEndpoint<Deps>(endpoint: Endpoint<Deps>, request: Request, deps: Deps, limits: Partial<EndpointLimits> = {}): Promise<Response> {
-  return callOverFetch(endpoint, request, deps, { ...DEFAULT_LIMITS, ...limits });
+  return callOverFetch(endpoint, request, deps, { ...DEFAULT_LIMITS, ...declared(endpoint as Endpoint<never>, request), ...limits });
 }

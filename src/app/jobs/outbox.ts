@@ -53,7 +53,7 @@ export function startOutbox(options: StartOutboxOptions): OutboxHandle {
   const channels = configuredChannels(config, options);
   if (channels.length === 0) return { stop: async () => {} };
 
-  const deps = { db: services.db, log: services.log, meter: options.meter ?? NO_METER, channels };
+  const deps = { db: services.db, log: services.log, meter: options.meter ?? services.meter ?? NO_METER, channels };
   const deliverOptions: DeliverOptions = { ...options, schedule: options.schedule ?? retrySchedule(config.CONTACT_DELIVERY_SCHEDULE, config.CONTACT_DELIVERY_ATTEMPTS) };
   let running: Promise<void> | undefined;
   let stopped = false;

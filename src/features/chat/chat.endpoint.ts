@@ -1,8 +1,7 @@
 /**
  * `POST /api/chat` and its preflight as one endpoint (src/lib/endpoint.ts), bound to its path in
  * the route table. docs/interface.md sections 3 and 5: 400 for a bad ChatRequest, 403 for an
- * origin that is not allowed, 200 `text/plain` streamed otherwise; OPTIONS is the CORS preflight,
- * any other method 405.
+ * origin that is not allowed, 200 `text/plain` streamed otherwise; OPTIONS is the CORS preflight.
  */
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
@@ -19,6 +18,7 @@ import { providerFailure } from './provider-failure.ts';
 import { isLoopbackHost, publicFetch } from '../../lib/outbound-guard.ts';
 import { formatSourcesLink, type ChatSource } from './sources.ts';
 import type { HelpFactsConfig } from './help-facts.ts';
+import { NO_METER, type Meter } from '../../lib/meter.ts';
 
 /** The settings the chat reads (help-facts.ts: the limits its help pages state); the composition root's configuration has them all. */
 export interface ChatSettings extends HelpFactsConfig {
@@ -46,9 +46,11 @@ export interface ChatDeps {
   chunkDelayMs?: number;
   /** Fetch used to reach the LLM (default: the outbound guard's, see llmFetch). */
   fetch?: typeof fetch;
+  /** chat_replies_total, chat_provider_failures_total, chat_first_byte_seconds; NO_METER when absent. */
+  meter?: Meter;
 }
 
-/** Methods the route answers; everything else gets 405 with this list in `Allow`. */
+/** Methods the route answers (as the route table declares them), named in the preflight's `Allow`. */
 export const CHAT_ALLOW = 'OPTIONS, POST';
 
 const REPLY_HEADERS = {
@@ -72,16 +74,13 @@ function problem(error: HttpError, request: PlainRequest, headers: Record<string
   return { status: rendered.status, headers: { ...rendered.headers, ...headers }, body: rendered.body };
 }
 
-export const chatEndpoint: Endpoint<ChatDeps> = async (request, deps) => {
-  if (request.method === 'POST') return answerChat(request, deps);
-  if (request.method === 'OPTIONS') return preflight(request, deps);
-  // RFC 9110 section 15.5.6: 405 names the methods that are allowed.
-  const detail = `${request.method} is not supported here; send the conversation with POST.`;
-  return problem(new HttpError(405, 'method_not_allowed', { detail, headers: { allow: CHAT_ALLOW } }), request, {});
-};
+/** The route table declares OPTIONS and POST; the caller refuses any other method with 405 (src/lib/methods.ts). */
+export const chatEndpoint: Endpoint<ChatDeps> = async (request, deps) => (request.method === 'OPTIONS' ? preflight(request, deps) : answerChat(request, deps));
 
 /** Validate, then stream the reply. Never throws. */
 async function answerChat(request: PlainRequest, deps: ChatDeps): Promise<PlainResponse> {
+  const started = performance.now();
+  const meter = deps.meter ?? NO_METER;
   const decision = checkOrigin(request.headers.get('origin'), policyOf(deps));
   const cors = corsHeaders({ origin: decision.origin, allowed: decision.allowed });
   try {
@@ -92,7 +91,8 @@ async function answerChat(request: PlainRequest, deps: ChatDeps): Promise<PlainR
     const signal = AbortSignal.any([request.signal, stop.signal]);
     const reply = await prepareReply(chat.messages, signal, deps);
     const link = formatSourcesLink(reply.sources);
-    const body = replyStream(reply, signal, stop, deps.log);
+    meter.count('chat_replies_total', { assistant: reply.assistant });
+    const body = replyStream(reply, signal, stop, deps.log, () => meter.observe('chat_first_byte_seconds', (performance.now() - started) / 1000, { assistant: reply.assistant }));
     return { status: 200, headers: { ...REPLY_HEADERS, ...cors, ...(link ? { link } : {}) }, body };
   } catch (error) {
     if (!(error instanceof HttpError)) deps.log.error({ err: error }, 'chat request failed');
@@ -158,7 +158,10 @@ async function prepareReply(messages: readonly ChatMessage[], signal: AbortSigna
       siteUrl: deps.config.SITE_URL,
       signal,
       // By name, status and host only (provider-failure.ts): no prompt, no visitor text, no key.
-      onError: (error) => deps.log.warn({ llm: providerFailure(error, settings.baseUrl) }, 'LLM stream failed mid-reply; ended it'),
+      onError: (error) => {
+        deps.meter?.count('chat_provider_failures_total');
+        deps.log.warn({ llm: providerFailure(error, settings.baseUrl) }, 'LLM stream failed mid-reply; ended it');
+      },
     });
     try {
       const first = await pieces.next();
@@ -166,6 +169,7 @@ async function prepareReply(messages: readonly ChatMessage[], signal: AbortSigna
       return { assistant: 'llm', sources: sourcesOf(hits), pieces: startingWith(first, pieces) };
     } catch (error) {
       // streamLlmReply only throws before its first piece: nothing was sent, answer anyway.
+      if (!signal.aborted) deps.meter?.count('chat_provider_failures_total');
       if (!signal.aborted) deps.log.warn({ llm: providerFailure(error, settings.baseUrl) }, 'LLM unavailable; the built-in assistant answers');
     }
   }
@@ -198,7 +202,7 @@ async function* startingWith(first: IteratorResult<string, void>, rest: AsyncGen
  * was sent. Failures end the stream normally: the status line has been sent, so the only honest
  * signal left is the text itself.
  */
-function replyStream(reply: PreparedReply, signal: AbortSignal, stop: AbortController, log: Logger): ReadableStream<Uint8Array> {
+function replyStream(reply: PreparedReply, signal: AbortSignal, stop: AbortController, log: Logger, onFirstByte: () => void): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   const sent = { pieces: 0, chars: 0 };
   let ended = false;
@@ -232,6 +236,7 @@ function replyStream(reply: PreparedReply, signal: AbortSignal, stop: AbortContr
           }
           if (next.done || signal.aborted) return finish(controller);
           if (next.value !== '') {
+            if (sent.pieces === 0) onFirstByte();
             sent.pieces += 1;
             sent.chars += next.value.length;
             controller.enqueue(encoder.encode(next.value));

@@ -85,7 +85,7 @@ export function chatErrors(): Record<number, Examples> {
     413: {
       payload_too_large: {
         summary: 'Body over the limit',
-        value: problemExample(at, 413, 'payload_too_large', { detail: `The request body exceeds ${limit} bytes.`, resolution: `Send at most ${limit} bytes.` }),
+        value: problemExample(at, 'payload_too_large', { detail: `The request body exceeds ${limit} bytes.`, resolution: `Send at most ${limit} bytes.` }),
       },
     },
     415: { unsupported_media_type: { summary: 'Not JSON', value: thrownBody(() => parseChatRequest('text/plain', 'Hello'), at) } },

@@ -31,11 +31,11 @@ export function checkOrigin(originHeader: string | null | undefined, policy: Ori
 /** The 403 a refused decision becomes. */
 export function originError(decision: Extract<OriginDecision, { allowed: false }>): HttpError {
   return decision.reason === 'missing'
-    ? new HttpError(403, 'origin_not_allowed', {
+    ? new HttpError('origin_not_allowed', {
         detail: 'The request has no Origin header; the assistant only answers pages of this site and the origins its operator allows.',
         resolution: 'Call it from an allowed web page, or ask the operator to set CHAT_ALLOW_NO_ORIGIN=true for non-browser clients.',
       })
-    : new HttpError(403, 'origin_not_allowed', {
+    : new HttpError('origin_not_allowed', {
         detail: `The origin ${decision.origin} may not call the assistant.`,
         resolution: 'Call it from a page of this site, or ask the operator to add your origin to ALLOWED_ORIGINS.',
       });

@@ -17,7 +17,6 @@ import { createChallenge, randomInt, verifySolution, type Challenge, type Soluti
 import { deriveKey } from 'altcha-lib/algorithms/pbkdf2';
 import type { DbHandle } from '../../db/create-db.ts';
 import type { Endpoint } from '../../lib/endpoint.ts';
-import { HttpError, renderError } from '../../lib/http-error.ts';
 import { ALTCHA_LIMITS, AltchaPayload, challengeFailed, challengeReplayed, challengeRequired } from './altcha.ts';
 
 /** PBKDF2 iterations per attempt, and the range of the secret counter the solver must reach. */
@@ -52,21 +51,15 @@ export interface ChallengeDeps {
  * `GET /api/contact/challenge` as an endpoint (src/lib/endpoint.ts): a fresh challenge, or 204
  * when the check is off. HEAD answers the same status and headers without deriving a key (RFC
  * 9110 section 9.3.2 lets it skip the content): the page asks with HEAD whether the check is on,
- * and the widget then GETs its own. Any other method: 405 with Allow (RFC 9110 section 15.5.6).
+ * and the widget then GETs its own. The route table declares GET; the caller answers HEAD from it
+ * and refuses other methods (src/lib/methods.ts).
  */
 export const challengeEndpoint: Endpoint<ChallengeDeps> = async (request, deps) => {
-  if (request.method !== 'GET' && request.method !== 'HEAD') {
-    const refusal = new HttpError(405, 'method_not_allowed', {
-      detail: `${request.method} is not supported here.`,
-      resolution: 'Fetch a challenge with GET.',
-      headers: { allow: 'GET, HEAD' },
-    });
-    return renderError(refusal, request.url.pathname);
-  }
   const hmacKey = deps.config.CONTACT_ALTCHA_HMAC_KEY;
   const headers = { 'cache-control': 'no-store' };
   if (hmacKey === undefined) return { status: 204, headers, body: null };
-  const body = request.method === 'HEAD' ? null : JSON.stringify(await issueChallenge(hmacKey));
+  // PBKDF2 work a HEAD would throw away.
+  const body = request.headOnly ? null : JSON.stringify(await issueChallenge(hmacKey));
   return { status: 200, headers: { ...headers, 'content-type': 'application/json' }, body };
 };
 

@@ -51,18 +51,18 @@ export type AltchaPayload = z.infer<typeof AltchaPayload>;
 const HOW = 'Fetch a challenge from GET /api/contact/challenge, solve it (altcha-lib solveChallenge, or the page’s widget) and send the result in altcha.';
 
 export function challengeRequired(): HttpError {
-  return new HttpError(400, 'challenge_required', {
+  return new HttpError('challenge_required', {
     detail: 'This form asks for a proof-of-work solution (altcha), and none was sent. On the contact page the check needs JavaScript.',
     resolution: HOW,
   });
 }
 
 export function challengeFailed(detail: string, resolution = HOW): HttpError {
-  return new HttpError(400, 'challenge_failed', { detail, resolution });
+  return new HttpError('challenge_failed', { detail, resolution });
 }
 
 export function challengeReplayed(): HttpError {
-  return new HttpError(400, 'challenge_replayed', {
+  return new HttpError('challenge_replayed', {
     detail: 'This proof-of-work solution was already used for another submission.',
     resolution: `Each solution sends one submission. ${HOW}`,
   });

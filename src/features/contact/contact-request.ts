@@ -104,7 +104,7 @@ export function siteOrigins(siteUrl: string): string[] {
 }
 
 function crossSite(origin: string | null): HttpError {
-  return new HttpError(403, 'origin_not_allowed', {
+  return new HttpError('origin_not_allowed', {
     detail: `A form posted from ${origin && origin !== 'null' ? origin : 'another site'} cannot send a contact request.`,
     resolution: 'Send the form from this site’s contact page.',
   });
@@ -115,7 +115,7 @@ export function checkFormRepresentation(headers: HeaderReader): void {
   const contentType = headers.get('content-type');
   const coding = headers.get('content-encoding');
   if (declaresForeignCharset(contentType) || (coding !== null && coding.trim().toLowerCase() !== 'identity')) {
-    throw new HttpError(415, 'unsupported_media_type', {
+    throw new HttpError('unsupported_media_type', {
       detail: declaresForeignCharset(contentType) ? `Content type "${contentType}" is not accepted.` : `Content-Encoding "${coding}" is not accepted.`,
       resolution: `Send the form as UTF-8 ${FORM_MEDIA_TYPE}, uncompressed, or as JSON with Content-Type: application/json.`,
       headers: { 'accept-post': `application/json, ${FORM_MEDIA_TYPE}` },
@@ -156,7 +156,7 @@ function looksLikeJson(bytes: Uint8Array): boolean {
 export function checkNotMisdeclaredJson(kind: BodyKind, contentType: string | null, bytes: Uint8Array): void {
   if (kind === 'json' || !looksLikeJson(bytes)) return;
   const received = contentType === null || contentType.trim() === '' ? 'no Content-Type' : `Content-Type "${contentType}"`;
-  throw new HttpError(415, 'unsupported_media_type', {
+  throw new HttpError('unsupported_media_type', {
     detail:
       kind === 'form'
         ? `The body is JSON but came with ${received}, so it was read as a form (${FORM_MEDIA_TYPE}) and none of its fields were found.`

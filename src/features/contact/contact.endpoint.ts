@@ -2,7 +2,7 @@
  * `POST /api/contact` as an endpoint (src/lib/endpoint.ts): plain request in, plain response out.
  * The caller has read the body within the route's limit (32 KiB; past it, its 413).
  *
- * Order of refusals, cheapest first: 405 method, 400 bad Idempotency-Key (both headers only),
+ * Order of refusals, cheapest first (the route table's POST-only rule is the caller's): 400 bad Idempotency-Key (headers only),
  * then the body: JSON as src/lib/json-body.ts parses it (415 type, charset or coding; 400 empty,
  * not UTF-8, not JSON, not an object), or a form body (contact-request.ts: 403 from another
  * site, 415 charset or coding); then field validation, then the proof of work when it is on
@@ -22,6 +22,7 @@ import { timeLeft, type Endpoint, type PlainRequest, type PlainResponse } from '
 import { validationFailed } from '../../lib/field-error.ts';
 import { HttpError, renderError, toHttpError } from '../../lib/http-error.ts';
 import { parseJsonBody } from '../../lib/json-body.ts';
+import { NO_METER, type Meter } from '../../lib/meter.ts';
 import { PATHS } from '../../lib/paths.ts';
 import { ALTCHA_FIELD } from './altcha.ts';
 import { spendSolution } from './altcha.server.ts';
@@ -49,6 +50,8 @@ export interface ContactDeps {
   config: ContactSettings;
   db: DbHandle;
   log: Logger;
+  /** contact_submissions_stored_total and _refused_total{reason}; NO_METER when absent. */
+  meter?: Meter;
 }
 
 export const contactEndpoint: Endpoint<ContactDeps> = async (request, deps) => {
@@ -56,13 +59,6 @@ export const contactEndpoint: Endpoint<ContactDeps> = async (request, deps) => {
   const html = wantsHtml(kind, request.headers.get('accept'));
   let body: Record<string, unknown> = {};
   try {
-    if (request.method !== 'POST') {
-      throw new HttpError(405, 'method_not_allowed', {
-        detail: `${request.method} is not supported here.`,
-        resolution: 'Send the contact form with POST.',
-        headers: { allow: 'POST' },
-      });
-    }
     const key = parseIdempotencyKey(request.headers.get('idempotency-key'));
     if (!key.ok) throw validationFailed([key.error], 'Send a fresh UUID per submission in Idempotency-Key, or leave the header out.');
     body = fieldsOf(request, kind, deps.config);
@@ -80,12 +76,23 @@ export const contactEndpoint: Endpoint<ContactDeps> = async (request, deps) => {
     const spamReason = honeypot ? 'honeypot' : ((await proofOfWorkVerdict(request, deps, body, key.key)) ?? spamHeuristic(parsed.payload));
     const stored = await store(deps, parsed.payload, key.key, timeLeft(request), spamReason);
     deps.log.info({ submission: stored.id, replayed: stored.replayed, ...(spamReason ? { spam: spamReason } : {}) }, 'contact submission stored');
+    // Spam is kept but never delivered: counted with the refusals, by its kind (a bounded label).
+    if (!stored.replayed && spamReason) (deps.meter ?? NO_METER).count('contact_submissions_refused_total', { reason: spamKind(spamReason) });
+    else if (!stored.replayed) (deps.meter ?? NO_METER).count('contact_submissions_stored_total');
     return success(stored.replayed, html);
   } catch (error) {
+    // The reason is the error code answered: a fixed catalog (src/lib/http-error.ts), never input.
+    (deps.meter ?? NO_METER).count('contact_submissions_refused_total', { reason: toHttpError(error).code });
     if (html) return formPageResponse(deps, body, error);
     return renderError(toHttpError(error), request.url.pathname);
   }
 };
+
+/** The kind of a spam reason (spam.ts), as a metric label: `honeypot`, `proof_of_work` or `heuristic`. */
+function spamKind(reason: string): string {
+  if (reason.startsWith('proof of work')) return 'proof_of_work';
+  return reason.startsWith('heuristic') ? 'heuristic' : 'honeypot';
+}
 
 /**
  * With the proof of work on, spend the solution: undefined when it buys this submission, the spam
@@ -140,7 +147,7 @@ function success(replayed: boolean, html: boolean): PlainResponse {
 /** The database could not take the submission: 502 per docs/interface.md section 3; nothing stored. */
 function unavailable(deps: ContactDeps, error: unknown): HttpError {
   deps.log.error({ err: error, database: deps.db.target }, 'contact submission not stored');
-  return new HttpError(502, 'upstream_unavailable', {
+  return new HttpError('upstream_unavailable', {
     detail: 'Your message could not be stored just now, so it was not received.',
     resolution: 'Please try again in a minute. Resending with the same Idempotency-Key never stores it twice.',
     cause: error,
@@ -176,7 +183,7 @@ async function store(deps: ContactDeps, payload: ContactPayload, idempotencyKey:
     ]);
   } catch (error) {
     if (error instanceof IdempotencyKeyReused) {
-      throw new HttpError(422, 'idempotency_key_reused', {
+      throw new HttpError('idempotency_key_reused', {
         detail: 'This Idempotency-Key was already used for a submission with different content.',
         resolution: 'Use a new Idempotency-Key for each new submission; reuse a key only to retry the very same one.',
       });

@@ -60,7 +60,7 @@ export function contactErrors(): Record<number, Examples> {
     400: {
       validation_failed: {
         summary: 'Invalid fields, each listed in errors',
-        value: problemExample(at, 400, 'validation_failed', {
+        value: problemExample(at, 'validation_failed', {
           detail: `${errors.length} fields are invalid: ${errors.map((e) => e.field).join(', ')}.`,
           resolution: 'Correct the fields listed in errors and send the form again.',
           extensions: { errors },
@@ -69,7 +69,7 @@ export function contactErrors(): Record<number, Examples> {
       challenge_required: { summary: 'The proof-of-work check is on and no solution was sent', value: errorBody(challengeRequired(), at) },
       malformed_json: {
         summary: 'The body is not JSON',
-        value: problemExample(at, 400, 'malformed_json', {
+        value: problemExample(at, 'malformed_json', {
           detail: `The request body is not valid JSON: Expected property name or '}' in JSON at position 1 (line 1 column 2).`,
           resolution: 'Check the JSON syntax (quotes, commas, braces) of the body.',
         }),
@@ -78,7 +78,7 @@ export function contactErrors(): Record<number, Examples> {
     413: {
       payload_too_large: {
         summary: 'Body over the limit',
-        value: problemExample(at, 413, 'payload_too_large', {
+        value: problemExample(at, 'payload_too_large', {
           detail: `The request body exceeds ${CONTACT_LIMITS.bodyBytes} bytes.`,
           resolution: `Send at most ${CONTACT_LIMITS.bodyBytes} bytes.`,
         }),
@@ -87,7 +87,7 @@ export function contactErrors(): Record<number, Examples> {
     415: {
       unsupported_media_type: {
         summary: 'Not JSON',
-        value: problemExample(at, 415, 'unsupported_media_type', {
+        value: problemExample(at, 'unsupported_media_type', {
           detail: 'Content type "text/plain" is not accepted.',
           resolution: 'Send the form as UTF-8 JSON with the header Content-Type: application/json.',
         }),
@@ -96,13 +96,13 @@ export function contactErrors(): Record<number, Examples> {
     403: {
       origin_not_allowed: {
         summary: 'A form posted from another site',
-        value: problemExample(at, 403, 'origin_not_allowed', { detail: 'A form posted from https://elsewhere.example cannot send a contact request.', resolution: 'Send the form from this site’s contact page.' }),
+        value: problemExample(at, 'origin_not_allowed', { detail: 'A form posted from https://elsewhere.example cannot send a contact request.', resolution: 'Send the form from this site’s contact page.' }),
       },
     },
     422: {
       idempotency_key_reused: {
         summary: 'Idempotency-Key already used for other content',
-        value: problemExample(at, 422, 'idempotency_key_reused', {
+        value: problemExample(at, 'idempotency_key_reused', {
           detail: 'This Idempotency-Key was already used for a submission with different content.',
           resolution: 'Use a new Idempotency-Key for each new submission; reuse a key only to retry the very same one.',
         }),
@@ -111,7 +111,7 @@ export function contactErrors(): Record<number, Examples> {
     502: {
       upstream_unavailable: {
         summary: 'The submission could not be stored',
-        value: problemExample(at, 502, 'upstream_unavailable', {
+        value: problemExample(at, 'upstream_unavailable', {
           detail: 'Your message could not be stored just now, so it was not received.',
           resolution: 'Please try again in a minute. Resending with the same Idempotency-Key never stores it twice.',
         }),

@@ -33,7 +33,7 @@ import { webhookChannel, type WebhookChannelOptions } from './webhook-channel.se
 export interface OutboxDeps {
   db: DbHandle;
   log?: Logger | undefined;
-  /** Counts `contact_delivery_attempts_total` {channel, outcome}. */
+  /** Counts `contact_delivery_attempts_total` {channel, outcome: delivered|failed} and `contact_deliveries_failed_total` {channel}. */
   meter?: Meter | undefined;
   /** The channels every submission goes through. */
   channels?: readonly DeliveryChannel[];
@@ -221,7 +221,9 @@ async function settle(deps: OutboxDeps, claimed: Claimed, outcome: AttemptOutcom
   // Only while our claim holds: a redelivery or a spam mark meanwhile keeps its own state.
   await db.updateTable('contact_delivery').set({ ...change, attempts: claimed.attempts }).where('id', '=', claimed.id).where('state', '=', 'pending').where('next_attempt_at', '=', claimed.lease).execute();
 
-  deps.meter?.count('contact_delivery_attempts_total', { channel: claimed.channel, outcome: verdict });
+  // The metrics catalog's families: every attempt by outcome, and the deliveries given up for good.
+  deps.meter?.count('contact_delivery_attempts_total', { channel: claimed.channel, outcome: verdict === 'delivered' ? 'delivered' : 'failed' });
+  if (verdict === 'gave_up') deps.meter?.count('contact_deliveries_failed_total', { channel: claimed.channel });
   const context = { submission: claimed.submissionId, channel: claimed.channel, attempts: claimed.attempts, status: outcome.responseCode, error: error ?? undefined };
   if (verdict === 'delivered') deps.log?.info(context, 'contact submission delivered');
   else if (verdict === 'gave_up') deps.log?.error(context, 'contact delivery given up: no attempts left');

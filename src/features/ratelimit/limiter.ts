@@ -44,6 +44,8 @@ export interface Decision {
 }
 
 export interface RateLimitStore {
+  /** True while a shared store cannot reach its backend and answers from memory (redis-store.server.ts). */
+  readonly degraded?: boolean;
   /**
    * Charge one request to every window, or to none if any is empty. `key` is the client
    * identity (`clientKeyOf`); `nowMs` the caller's clock (the Redis store may use the server's,

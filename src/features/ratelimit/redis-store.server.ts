@@ -12,6 +12,7 @@
  */
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { NO_METER, type Meter } from '../../lib/meter.ts';
 import type { Decision, RateLimitStore } from './limiter.ts';
 import { createMemoryStore } from './memory-store.ts';
 import type { Window } from './policies.ts';
@@ -42,6 +43,8 @@ export interface RedisStoreOptions {
   retryAfterFailureMs?: number;
   /** Bound of the in-process fallback store (see createMemoryStore). */
   maxKeys?: number;
+  /** Counts `redis_errors_total` for each command that fails or finds no connection. */
+  meter?: Meter;
 }
 
 export interface RedisStore extends RateLimitStore {
@@ -98,7 +101,7 @@ function firstConnection(client: Redis, waitMs: number): Promise<void> {
  * `retryAfterFailureMs`, then one probe at a time tries Redis again. One warning per outage and
  * one info line when Redis answers again.
  */
-function outageBreaker(log: Logger, retryAfterFailureMs: number) {
+function outageBreaker(log: Logger, retryAfterFailureMs: number, meter: Meter) {
   let degraded = false;
   let skipUntil = 0;
   let probing = false;
@@ -121,6 +124,7 @@ function outageBreaker(log: Logger, retryAfterFailureMs: number) {
       probing = false;
     },
     outage(reason: unknown): void {
+      meter.count('redis_errors_total');
       skipUntil = performance.now() + retryAfterFailureMs;
       if (degraded) return;
       degraded = true;
@@ -154,7 +158,7 @@ export function createRedisStore(opts: RedisStoreOptions): RedisStore {
   const firstConnectWaitMs = opts.firstConnectWaitMs ?? 1_000;
   const fallback = createMemoryStore(opts.maxKeys === undefined ? {} : { maxKeys: opts.maxKeys });
   const redis = redisClient(opts.url, opts.commandTimeoutMs ?? 250);
-  const breaker = outageBreaker(log, opts.retryAfterFailureMs ?? 1_000);
+  const breaker = outageBreaker(log, opts.retryAfterFailureMs ?? 1_000, opts.meter ?? NO_METER);
   let closed = false;
   let firstConnect: Promise<void> | undefined;
 

@@ -20,6 +20,7 @@ import { settlementHeaders } from './settled.ts';
 import { readDailyStats, toDataRecord } from './stats.server.ts';
 import type { DailyStatRow } from '../../db/schema.ts';
 import { isStorageUnavailable } from '../../db/storage-errors.ts';
+import type { Meter } from '../../lib/meter.ts';
 
 /** What Get Data needs: the database, a log for its failures, and a clock (tests pin it). */
 export interface DataDeps {
@@ -27,18 +28,19 @@ export interface DataDeps {
   log: Logger;
   /** Clock for the cache policy and the settled day; Date.now when absent. */
   now?: () => number;
+  /** stats_query_duration_seconds; NO_METER when absent. */
+  meter?: Meter;
 }
 
 export const dataEndpoint: Endpoint<DataDeps> = async (request, deps) => {
   const { url } = request;
   try {
-    if (request.method !== 'GET' && request.method !== 'HEAD') {
-      throw new HttpError(405, 'method_not_allowed', { headers: { allow: 'GET, HEAD' } });
-    }
     const range = parseDateRange(url.searchParams);
     // The request's one deadline bounds the read: an unreachable or stuck database answers 503
     // within the time the interface promises (docs/interface.md section 3).
+    const queryStarted = performance.now();
     const rows = await readWithin(deps.db, range.startDate, range.endDate, timeLeft(request));
+    deps.meter?.observe('stats_query_duration_seconds', (performance.now() - queryStarted) / 1000);
     const response: DataResponse = { status: 'Success', data: rows.map(toDataRecord) };
     const body = JSON.stringify(response);
     const nowMs = (deps.now ?? Date.now)();
@@ -54,7 +56,8 @@ export const dataEndpoint: Endpoint<DataDeps> = async (request, deps) => {
       return { status: 304, headers, body: null };
     }
     headers['content-type'] = 'application/json; charset=utf-8';
-    return { status: 200, headers, body: request.method === 'HEAD' ? null : body };
+    // A HEAD is this GET with its content left out by the caller (src/lib/methods.ts).
+    return { status: 200, headers, body };
   } catch (error) {
     const httpError = toHttpError(error);
     if (httpError.status >= 500) deps.log.error({ err: error, path: url.pathname }, 'data request failed');
@@ -68,7 +71,7 @@ async function readWithin(db: DbHandle, startDate: string, endDate: string, budg
     return await db.withDeadline(budgetMs, () => readDailyStats(db.kysely, startDate, endDate));
   } catch (error) {
     if (!isStorageUnavailable(error)) throw error;
-    throw new HttpError(503, 'service_unavailable', {
+    throw new HttpError('service_unavailable', {
       detail: 'The statistics database is unavailable just now.',
       resolution: 'Try again in a few seconds.',
       headers: { 'retry-after': '5' },

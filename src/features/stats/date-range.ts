@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { HttpError } from '../../lib/http-error.ts';
-import { shown, unknownParameters } from '../../lib/query-params.ts';
+import { shown } from '../../lib/query-params.ts';
 import { DAY_PATTERN, checkDay, formatDay, parseDay } from '../../lib/calendar.ts';
 
 /** Longest range one request may ask for, both ends included (docs/interface.md section 6). */
@@ -47,6 +47,13 @@ export const DataQuery = z.strictObject({
 });
 export type DataQuery = z.infer<typeof DataQuery>;
 
+/**
+ * The parameters Get Data reads, in cache-key order: the schema's own keys, so the route table
+ * (which refuses any other at the edge and keys the response cache by these) and the schema
+ * cannot disagree.
+ */
+export const DATE_RANGE_PARAMETERS: readonly string[] = Object.keys(DataQuery.shape);
+
 /** A validated range. */
 export interface DateRange {
   /** First day, YYYY-MM-DD. */
@@ -61,30 +68,32 @@ export interface DateRange {
   days: number;
 }
 
-/** URL query to a plain object; a parameter given more than once becomes an array so the schema can refuse it. */
+/**
+ * The two parameters as a plain object; one given more than once becomes an array so the schema
+ * can refuse it. Any other parameter is not read: the route refuses it before the endpoint runs
+ * (the route table's strict query, judged once), and the stats page ignores it.
+ */
 function queryObject(params: URLSearchParams): Record<string, string | string[]> {
   const result: Record<string, string | string[]> = {};
-  for (const key of new Set(params.keys())) {
+  for (const key of DATE_RANGE_PARAMETERS) {
     const values = params.getAll(key);
-    result[key] = values.length === 1 ? values[0]! : values;
+    if (values.length > 0) result[key] = values.length === 1 ? values[0]! : values;
   }
   return result;
 }
 
 function invalid(detail: string): HttpError {
-  return new HttpError(400, 'SVC1005', {
+  return new HttpError('SVC1005', {
     detail,
     resolution: `Send startDate and endDate as YYYY-MM-DD, endDate not before startDate, at most ${MAX_RANGE_DAYS} days apart counting both.`,
   });
 }
 
 /**
- * Validate the query of a data request. Throws `HttpError(400, 'SVC1005')` naming the first rule that failed; when both dates
+ * Validate the query of a data request. Throws `HttpError('SVC1005')` naming the first rule that failed; when both dates
  * are malformed, both are named.
  */
 export function parseDateRange(params: URLSearchParams): DateRange {
-  const unknown = unknownParameters(params, Object.keys(DataQuery.shape));
-  if (unknown) throw invalid(unknown);
   const parsed = DataQuery.safeParse(queryObject(params));
   if (!parsed.success) {
     const order = ['startDate', 'endDate'];

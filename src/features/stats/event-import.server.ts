@@ -14,6 +14,7 @@ import type { Kysely } from 'kysely';
 import type { Database, NewEvent } from '../../db/schema.ts';
 import { type EventParse, parseEventRecord, parseNdjsonLine } from './event-record.ts';
 import { insertEvents } from './stats.server.ts';
+import type { Meter } from '../../lib/meter.ts';
 
 export type EventFileFormat = 'ndjson' | 'csv';
 
@@ -58,6 +59,8 @@ export interface ImportOptions {
   onBadLine?: (bad: BadLine) => void;
   /** Characters of input consumed so far, after each committed batch. */
   onProgress?: (consumed: number) => void;
+  /** stats_events_imported_total, counted per committed batch; none when absent. */
+  meter?: Meter;
 }
 
 interface ParsedRecord {
@@ -130,6 +133,7 @@ export async function importEvents(db: Kysely<Database>, input: Readable, format
     const inserted = await db.transaction().execute((trx) => insertEvents(trx, events));
     result.inserted += inserted;
     result.duplicates += events.length - inserted;
+    options.meter?.count('stats_events_imported_total', undefined, inserted);
     options.onProgress?.(consumed);
   };
 

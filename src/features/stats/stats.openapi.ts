@@ -79,11 +79,11 @@ export function getDailyStats(context: ApiContext): ZodOpenApiOperationObject {
           examples: {
             minute: {
               summary: 'Too many requests this minute',
-              value: problemExample(at, 429, 'SVC1010', { detail: 'rate limit exceeded: too many requests in a given amount of time; retry after 42 seconds' }),
+              value: problemExample(at, 'SVC1010', { detail: 'rate limit exceeded: too many requests in a given amount of time; retry after 42 seconds' }),
             },
             day: {
               summary: 'Daily quota spent',
-              value: problemExample(at, 429, 'SVC1010', { detail: 'rate limit exceeded: the daily quota is spent; it resets at 00:00 UTC, in 3600 seconds' }),
+              value: problemExample(at, 'SVC1010', { detail: 'rate limit exceeded: the daily quota is spent; it resets at 00:00 UTC, in 3600 seconds' }),
             },
           },
           headers: dataRefusedHeaders(context.policies.data),
@@ -92,7 +92,7 @@ export function getDailyStats(context: ApiContext): ZodOpenApiOperationObject {
           description:
             'Service Unavailable (service_unavailable): the statistics database did not answer within 4 s, or an API key could not be checked within 1 s (then without rate-limit fields). Wait Retry-After seconds.',
           examples: {
-            database: { summary: 'Database unavailable', value: problemExample(at, 503, 'service_unavailable', { detail: 'The statistics database is unavailable just now.' }) },
+            database: { summary: 'Database unavailable', value: problemExample(at, 'service_unavailable', { detail: 'The statistics database is unavailable just now.' }) },
           },
           headers: headers.partial().extend({
             'Retry-After': z.string().meta({ description: 'Seconds to wait before retrying (RFC 9110 section 10.2.3).', examples: ['5'] }),

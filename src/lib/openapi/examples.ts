@@ -19,9 +19,9 @@ export function errorBody(error: HttpError, pathname: string): Record<string, un
   return JSON.parse(renderError(error, pathname).body) as Record<string, unknown>;
 }
 
-/** The body of `new HttpError(status, code, init)` as `pathname`'s interface renders it. */
-export function problemExample(pathname: string, status: number, code: ErrorCode, init: HttpErrorInit = {}): Record<string, unknown> {
-  return errorBody(new HttpError(status, code, init), pathname);
+/** The body of `new HttpError(code, init)` as `pathname`'s interface renders it. */
+export function problemExample(pathname: string, code: ErrorCode, init: HttpErrorInit = {}): Record<string, unknown> {
+  return errorBody(new HttpError(code, init), pathname);
 }
 
 /** The HttpError a pure parser throws for `run`, as a rendered body. */
@@ -37,7 +37,7 @@ export function thrownBody(run: () => unknown, pathname: string): Record<string,
 
 /** The site interface's 429, as the edge writes it for `scope`. */
 export function siteRateLimitedExample(scope: string, retryAfter: number, pathname: string): Record<string, unknown> {
-  return problemExample(pathname, 429, 'rate_limited', {
+  return problemExample(pathname, 'rate_limited', {
     detail: `The ${scope} limit is used up for this client.`,
     resolution: `Wait ${retryAfter} seconds (Retry-After) before retrying.`,
     extensions: { scope, retryAfter },

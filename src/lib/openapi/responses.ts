@@ -83,7 +83,7 @@ function headersTooLarge(pathname: string): ErrorSpec {
   return {
     description:
       'Request Header Fields Too Large: the request line and header fields together pass the 16 KiB limit (a very long query string does it). Refused before rate limiting, so without rate-limit fields; the connection is closed.',
-    examples: { headers_too_large: { summary: 'Query string over the limit', value: problemExample(pathname, 431, 'headers_too_large') } },
+    examples: { headers_too_large: { summary: 'Query string over the limit', value: problemExample(pathname, 'headers_too_large') } },
     headers: z.object({}),
   };
 }
@@ -96,7 +96,7 @@ function headersTooLarge(pathname: string): ErrorSpec {
 export function methodNotAllowed(pathname: string, allow: string, headers: HeaderSchema, init: HttpErrorInit = {}): ErrorSpec {
   return {
     description: `Method Not Allowed: this path answers ${allow} only, as the Allow header says. A method the server does not know at all (TRACE) is refused before rate limiting, without rate-limit fields and with \`Allow: GET, HEAD, POST, OPTIONS\`.`,
-    examples: { method_not_allowed: { summary: 'Another method', value: problemExample(pathname, 405, 'method_not_allowed', init) } },
+    examples: { method_not_allowed: { summary: 'Another method', value: problemExample(pathname, 'method_not_allowed', init) } },
     headers: headers.partial().extend({
       Allow: z.string().meta({ description: 'The methods the path answers (RFC 9110 section 10.2.1).', examples: [allow] }),
     }),
@@ -125,7 +125,7 @@ export function dataUnauthorized(pathname: string, headers: HeaderSchema): Error
     examples: {
       unauthorized: {
         summary: 'Unknown or revoked key',
-        value: problemExample(pathname, 401, 'unauthorized', { detail: 'The API key is not valid: it is unknown or has been revoked. Send a live key, or no Authorization header for anonymous limits.' }),
+        value: problemExample(pathname, 'unauthorized', { detail: 'The API key is not valid: it is unknown or has been revoked. Send a live key, or no Authorization header for anonymous limits.' }),
       },
     },
     headers: headers.extend(BearerChallengeHeaders.shape),

@@ -8,6 +8,7 @@
  * files written and precompressed as the build does.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Readable } from 'node:stream';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,7 +25,9 @@ import { PATHS } from '../../../src/lib/paths.ts';
 import { createEdge, type AstroHandler, type Edge } from '../../../src/server/http.ts';
 import { precompress } from '../../../src/server/precompress.ts';
 import { ResponseCache } from '../../../src/server/response-cache.ts';
-import { routeOf } from '../../../src/server/routes.ts';
+import { allowOf } from '../../../src/lib/methods.ts';
+import type { RequestObservation, RequestObserver } from '../../../src/server/observation.ts';
+import { DECLARED_ROUTES, routeOf } from '../../../src/server/routes.ts';
 import { StaticFiles } from '../../../src/server/static-files.ts';
 import { STATIC_MANIFEST_PATH } from '../../../src/server/static-manifest.ts';
 
@@ -49,7 +52,7 @@ const astro: AstroHandler = (req: IncomingMessage, res: ServerResponse, next) =>
   next();
 };
 
-function edgeWith(env: Record<string, string> = {}): Edge {
+function edgeWith(env: Record<string, string> = {}, observe?: RequestObserver): Edge {
   const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', SITE_URL: SITE, ALLOWED_ORIGINS: `${SITE},${PARTNER}`, ...env });
   const log = pino({ level: 'silent' });
   const limiter = createEdgeLimiter(config, log);
@@ -67,10 +70,10 @@ function edgeWith(env: Record<string, string> = {}): Edge {
     ready: async () => {},
     readyDetails: { database: 'sqlite' },
     locals: (requestId, clientKey) => ({ services: running, requestId, clientKey }),
+    ...(observe ? { observe } : {}),
   });
 }
 
-const call = (edge: Edge, options: Parameters<typeof inject>[1]): Promise<Injected> => inject(edge.onRequest, options);
 /**
  * A request whose target reaches the edge exactly as written, as node's HTTP parser hands it over
  * (light-my-request resolves `\`, dot segments and `//` with the URL parser first).
@@ -83,6 +86,8 @@ const callRaw = (edge: Edge, target: string, options: Exclude<Parameters<typeof 
     },
     { url: '/', ...options },
   );
+
+const call = (edge: Edge, options: Parameters<typeof inject>[1]): Promise<Injected> => inject(edge.onRequest, options);
 const problemOf = (response: Injected) => response.json() as { code: string; status?: number; title?: string; message?: string };
 
 beforeAll(async () => {
@@ -230,6 +235,123 @@ describe('the edge in-process: policies from the route table', () => {
     expect(response.body).toMatch(/sellers/i);
     expect(response.headers['ratelimit-policy']).toBeDefined();
   });
+});
+
+/** An observer that records, and a wait for the next `count` observations (event-driven: observations come at `close`). */
+function recorder() {
+  const seen: RequestObservation[] = [];
+  let waiting: { count: number; resolve: () => void } | undefined;
+  const observe: RequestObserver = (observation) => {
+    seen.push(observation);
+    if (waiting && seen.length >= waiting.count) waiting.resolve();
+  };
+  const until = (count: number) => (seen.length >= count ? Promise.resolve() : new Promise<void>((resolve) => (waiting = { count, resolve })));
+  return { seen, observe, until };
+}
+
+const RANGE = `${PATHS.data}?startDate=${DAY}&endDate=${DAY}`;
+/** A path each declared route answers GET (or its first method) on, with the query it needs. */
+const pathOf = (path: string) => (path === PATHS.data || path === PATHS.stats ? `${path}?startDate=${DAY}&endDate=${DAY}` : path);
+const CONTENT_HEADERS = ['content-type', 'cache-control', 'etag', 'x-data-settled-through', 'x-data-missing-days', 'content-length'];
+
+describe('the pipeline: the stage after the answer', () => {
+  it("answers a cached request with exactly the endpoint's answer, and says which was which", async () => {
+    const { seen, observe, until } = recorder();
+    const edge = edgeWith({}, observe);
+    const miss = await call(edge, { url: RANGE });
+    const hit = await call(edge, { url: RANGE });
+    await until(2);
+    expect(hit.statusCode).toBe(miss.statusCode);
+    expect(hit.body).toBe(miss.body);
+    for (const name of CONTENT_HEADERS) expect(hit.headers[name], name).toBe(miss.headers[name]);
+    expect(seen.map((o) => o.responseCache)).toEqual(['miss', 'hit']);
+  });
+
+  it('gives a 304 its day unit back, whether the cache or the endpoint answered it', async () => {
+    const env = { RATE_LIMIT_DATA_DAY: '10' };
+    const first = await call(edgeWith(env), { url: RANGE });
+    const etag = String(first.headers.etag);
+    for (const warm of [true, false]) {
+      // A fresh edge: its own limiter; `warm` puts the answer in its cache first, so the 304 is the cache's.
+      const edge = edgeWith(env);
+      const charged = warm ? (await call(edge, { url: RANGE })).headers['x-daily-quota-remaining'] : '10';
+      const notModified = await call(edge, { url: RANGE, headers: { 'if-none-match': etag } });
+      expect(notModified.statusCode, `warm=${warm}`).toBe(304);
+      expect(notModified.headers['x-daily-quota-remaining'], `warm=${warm}`).toBe(charged);
+      // Let the refund reach the store (it is not awaited on the hot path).
+      await new Promise((resolve) => setImmediate(resolve));
+      const next = await call(edge, { url: RANGE });
+      expect(next.headers['x-daily-quota-remaining'], `warm=${warm}`).toBe(String(Number(charged) - 1));
+    }
+  });
+
+  it('observes each finished request once, with the route, method, status, bytes, cache, file and limit', async () => {
+    const { seen, observe, until } = recorder();
+    const edge = edgeWith({ RATE_LIMIT_SITE_MINUTE: '1' }, observe);
+    const data = await call(edge, { url: RANGE });
+    const home = await call(edge, { url: '/' });
+    await call(edge, { url: PATHS.news });
+    const refused = await call(edge, { url: PATHS.news });
+    const trace = await call(edge, { url: '/nowhere', method: 'TRACE' as 'GET' });
+    await until(5);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(seen).toHaveLength(5);
+    expect(refused.statusCode).toBe(429);
+    seen.splice(2, 1);
+    expect(seen[0]).toMatchObject({ route: PATHS.data, method: 'GET', status: 200, bytesSent: Buffer.byteLength(data.body), responseCache: 'miss', staticFile: 'none', rateLimit: { class: 'data', outcome: 'allowed' } });
+    expect(seen[1]).toMatchObject({ route: 'other', method: 'GET', status: 200, bytesSent: home.rawPayload.length, responseCache: 'none', rateLimit: { class: 'page', outcome: 'allowed' } });
+    expect(['hit', 'miss']).toContain(seen[1]!.staticFile);
+    expect(seen[2]).toMatchObject({ route: PATHS.news, status: 429, bytesSent: refused.rawPayload.length, rateLimit: { class: 'site', outcome: 'refused' } });
+    expect(seen[3]).toMatchObject({ route: 'other', method: 'other', status: 405, bytesSent: trace.rawPayload.length });
+    expect(trace.statusCode).toBe(405);
+    for (const o of seen) expect(o.durationSeconds).toBeGreaterThan(0);
+  });
+
+  it('answers 405 with Allow from the route table, on every declared route', async () => {
+    const edge = edgeWith();
+    for (const route of DECLARED_ROUTES) {
+      const refused = await call(edge, { url: pathOf(route.path), method: 'DELETE' });
+      expect(refused.statusCode, route.path).toBe(405);
+      expect(refused.headers.allow, route.path).toBe(allowOf(route.methods!));
+      expect(problemOf(refused).code, route.path).toBe('method_not_allowed');
+    }
+    expect(astroCalls).toEqual([]);
+  });
+
+  it('answers HEAD from the GET on every declared route that answers GET: same status and head, no content', async () => {
+    for (const route of DECLARED_ROUTES.filter((r) => r.methods?.includes('GET'))) {
+      // A fresh edge each: the HEAD comes first, so it is the endpoint's (or the file's, or Astro's), not the cache's.
+      const edge = edgeWith();
+      const head = await call(edge, { url: pathOf(route.path), method: 'HEAD' });
+      const get = await call(edge, { url: pathOf(route.path) });
+      expect(head.statusCode, route.path).toBe(get.statusCode);
+      expect(head.body, route.path).toBe('');
+      for (const name of ['content-type', 'cache-control', 'etag', 'allow']) expect(head.headers[name], `${route.path} ${name}`).toBe(get.headers[name]);
+      if (get.headers['content-length'] !== undefined && route.endpoint) expect(head.headers['content-length'], route.path).toBe(get.headers['content-length']);
+    }
+  });
+
+  it('starts the contact deadline once the body is in: a valid body sent at 25 bytes/s is stored with 200', async () => {
+    const fields = { name: 'Ada Lovelace', job_title: 'Analyst', work_email: 'ada@example.com', priority: 'high', message: '' };
+    const bare = JSON.stringify(fields).length;
+    const payload = JSON.stringify({ ...fields, message: `Slow upload ${'x'.repeat(128 - bare - 12)}` });
+    expect(Buffer.byteLength(payload)).toBe(128);
+    // 25 bytes a second: about 5 s for 128 bytes, longer than the route's deadline.
+    expect(128 / 25 * 1000).toBeGreaterThan(routeOf(PATHS.contact).deadlineMs);
+    const chunks = payload.match(/[\s\S]{1,25}/g)!;
+    const slow = new Readable({
+      read() {
+        const chunk = chunks.shift();
+        if (chunk === undefined) this.push(null);
+        else setTimeout(() => this.push(chunk), 1000);
+      },
+    });
+    const before = await db.kysely.selectFrom('contact_submission').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const response = await call(edgeWith(), { url: PATHS.contact, method: 'POST', headers: { 'content-type': 'application/json', 'content-length': '128', origin: SITE }, payload: slow });
+    expect(response.statusCode).toBe(200);
+    const after = await db.kysely.selectFrom('contact_submission').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    expect(Number(after.n)).toBe(Number(before.n) + 1);
+  }, 20_000);
 });
 
 describe('the edge in-process: one path for every stage (issue 31)', () => {

@@ -1,21 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { ENTRY_OVERHEAD_BYTES, ResponseCache } from '../../../src/server/response-cache.ts';
-import { roundTrip } from '../../helpers/round-trip.ts';
+import { ENTRY_OVERHEAD_BYTES, MAX_ENTRY_BYTES, ResponseCache } from '../../../src/server/response-cache.ts';
+
+const PUBLIC = { 'cache-control': 'public, max-age=30' };
 
 describe('ResponseCache', () => {
-  it('charges each entry its key bytes and overhead, and never holds more than its bound', async () => {
+  it('charges each entry its key bytes and overhead, and never holds more than its bound', () => {
     const maxBytes = 256 * 1024;
     const cache = new ResponseCache({ maxBytes, maxTtlMs: 60_000 });
     const longKey = (i: number) => `/stats?startDate=${i}${'j'.repeat(12_000)}`;
-    for (let i = 0; i < 40; i++) {
-      const { server } = await roundTrip((req, res) => {
-        cache.capture(longKey(i), req, res);
-        res.setHeader('cache-control', 'public, max-age=30');
-        res.end('{}');
-      });
-      server();
-    }
-    await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 40; i++) cache.store(longKey(i), {}, 200, PUBLIC, Buffer.from('{}'));
     // A two-byte body under a 12 KB key costs more than 24 KB: at most ten such entries fit.
     expect(cache.size).toBeGreaterThan(0);
     expect(cache.size).toBeLessThanOrEqual(10);
@@ -23,18 +16,10 @@ describe('ResponseCache', () => {
     expect(cache.bytes).toBeGreaterThanOrEqual(cache.size * (24_000 + ENTRY_OVERHEAD_BYTES));
   });
 
-  it('stores a public response, replays only content headers, and purges by prefix', async () => {
+  it('stores a public response, replays only content headers, and purges by prefix', () => {
     const cache = new ResponseCache({ maxBytes: 1 << 20, maxTtlMs: 60_000 });
-    const { server } = await roundTrip((req, res) => {
-      cache.capture('/api/v1/public/data?a=1', req, res);
-      res.setHeader('content-type', 'application/json');
-      res.setHeader('cache-control', 'public, max-age=30');
-      res.setHeader('ratelimit-remaining', '7');
-      res.write('{"a":');
-      res.end('1}');
-    });
-    server();
-    await new Promise((r) => setTimeout(r, 20));
+    const stored = cache.store('/api/v1/public/data?a=1', {}, 200, { 'content-type': 'application/json', ...PUBLIC, 'ratelimit-remaining': '7' }, Buffer.from('{"a":1}'));
+    expect(stored).toBe(true);
     const hit = cache.get('/api/v1/public/data?a=1');
     expect(hit?.body.identity.toString()).toBe('{"a":1}');
     expect(hit?.headers).toMatchObject({ 'content-type': 'application/json', 'cache-control': 'public, max-age=30' });
@@ -43,18 +28,16 @@ describe('ResponseCache', () => {
     expect(cache.get('/api/v1/public/data?a=1')).toBeUndefined();
   });
 
-  it('does not store private, no-store or error responses', async () => {
-    const cache = new ResponseCache({ maxBytes: 1 << 20, maxTtlMs: 60_000 });
+  it('does not store private, no-store, error, varying, cookie-setting, oversize or authorised responses', () => {
+    const cache = new ResponseCache({ maxBytes: 4 << 20, maxTtlMs: 60_000 });
     for (const [key, status, cc] of [['/p', 200, 'private, max-age=60'], ['/n', 200, 'no-store'], ['/e', 400, 'public, max-age=60']] as const) {
-      const { server } = await roundTrip((req, res) => {
-        cache.capture(key, req, res);
-        res.statusCode = status;
-        res.setHeader('cache-control', cc);
-        res.end('x');
-      });
-      server();
+      expect(cache.store(key, {}, status, { 'cache-control': cc }, Buffer.from('x'))).toBe(false);
     }
-    await new Promise((r) => setTimeout(r, 20));
+    expect(cache.store('/v', {}, 200, { ...PUBLIC, vary: 'Origin' }, Buffer.from('x'))).toBe(false);
+    expect(cache.store('/c', {}, 200, { ...PUBLIC, 'set-cookie': 'a=b' }, Buffer.from('x'))).toBe(false);
+    expect(cache.store('/big', {}, 200, PUBLIC, Buffer.alloc(MAX_ENTRY_BYTES + 1))).toBe(false);
+    // RFC 9111 section 3.5: a shared cache stores an answer to an authorised request only when told it may.
+    expect(cache.store('/a', { authorization: 'Bearer x' }, 200, { 'cache-control': 'max-age=60' }, Buffer.from('x'))).toBe(false);
     expect(cache.size).toBe(0);
   });
 });

@@ -233,7 +233,7 @@ describe('other methods', () => {
   it('answers 405 with Allow', async () => {
     const response = await callChat(new Request(`${SITE}/api/chat`, { method: 'GET' }), services);
     expect(response.headers.get('allow')).toBe('OPTIONS, POST');
-    expect(await problemParts(response)).toEqual({ code: 'method_not_allowed', detail: 'GET is not supported here; send the conversation with POST.', status: 405, title: 'Method not allowed' });
+    expect(await problemParts(response)).toEqual({ code: 'method_not_allowed', detail: 'GET is not supported here.', resolution: 'Send OPTIONS or POST.', status: 405, title: 'Method not allowed' });
   });
 });
 

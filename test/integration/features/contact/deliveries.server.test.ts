@@ -64,9 +64,10 @@ describe.each(ENGINES)('contact delivery log on %s', (engine) => {
     ]);
     for (const attempt of delivery!.attemptLog) expect(attempt.duration_ms).toBeGreaterThanOrEqual(0);
     expect(meter.counted).toEqual([
-      ['contact_delivery_attempts_total', { channel: 'webhook', outcome: 'failed_attempt' }],
-      ['contact_delivery_attempts_total', { channel: 'webhook', outcome: 'failed_attempt' }],
-      ['contact_delivery_attempts_total', { channel: 'webhook', outcome: 'gave_up' }],
+      ['contact_delivery_attempts_total', { channel: 'webhook', outcome: 'failed' }],
+      ['contact_delivery_attempts_total', { channel: 'webhook', outcome: 'failed' }],
+      ['contact_delivery_attempts_total', { channel: 'webhook', outcome: 'failed' }],
+      ['contact_deliveries_failed_total', { channel: 'webhook' }],
     ]);
     expect((await listDeliveries(suite.db.handle, { state: 'failed' })).map((d) => [d.submission_id, d.submission.name])).toEqual([[id, validPayload.name]]);
     expect(await listDeliveries(suite.db.handle, { state: 'pending' })).toEqual([]);

@@ -24,6 +24,7 @@ import { insertEvents } from '../../../../src/features/stats/stats.server.ts';
 import type { Services } from '../../../../src/app/services.ts';
 import { createTempDatabase, type TempDatabase } from '../../../helpers/postgres.ts';
 import { tempSqliteUrl } from '../../../helpers/server.ts';
+import { NO_METER } from '../../../../src/lib/meter.ts';
 
 /** "Now" for every test: 2026-03-20 12:00 UTC. Yesterday is 03-19; days up to 03-16 are settled. */
 const NOW = Date.UTC(2026, 2, 20, 12);
@@ -57,6 +58,7 @@ async function openDatabase(engine: 'sqlite' | 'postgres'): Promise<Database> {
     db: handle,
     log: pino({ level: 'silent' }),
     purgeCache: (prefix) => purged.push(prefix),
+        meter: NO_METER,
     assistantIndex: () => {
       throw new Error('no assistant index in this test');
     },

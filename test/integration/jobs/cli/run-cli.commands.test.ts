@@ -80,7 +80,7 @@ describe('news:new', () => {
   it('does not write content/news/help.md for `npm run news:new -- --help`', async () => {
     const run = await commandLeavingTraces('jobs/cli/news-new.ts', ['--help']);
     expect(run.createdArticles).toEqual([]);
-    expect(run.stdout).toContain('usage: npm run news:new -- "Heading of the article"');
+    expect(run.stdout).toContain('usage: npm run news:new -- [--at DATE-TIME] "Heading of the article"');
   });
 });
 

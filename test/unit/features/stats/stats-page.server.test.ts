@@ -12,6 +12,7 @@ import { callEndpoint } from '../../../helpers/endpoint.ts';
 import { jsonForScript, loadStatsPage } from '../../../../src/features/stats/stats-page.server.ts';
 import { createLogger } from '../../../../src/server/log.ts';
 import type { Services } from '../../../../src/app/services.ts';
+import { NO_METER } from '../../../../src/lib/meter.ts';
 
 /** 2026-03-20 12:00 UTC: the default range is 2026-02-17 to 2026-03-19. */
 const NOW = Date.UTC(2026, 2, 20, 12);
@@ -31,7 +32,7 @@ beforeEach(async () => {
       done();
     },
   });
-  services = { config: loadConfig({ NODE_ENV: 'test' }), db: handle, log: createLogger({ level: 'error', stream }), purgeCache: () => {}, assistantIndex: () => Promise.reject(new Error('no assistant index in this test')) };
+  services = { config: loadConfig({ NODE_ENV: 'test' }), db: handle, log: createLogger({ level: 'error', stream }), purgeCache: () => {}, meter: NO_METER, assistantIndex: () => Promise.reject(new Error('no assistant index in this test')) };
   await handle.kysely
     .insertInto('daily_stat')
     .values([

@@ -1,0 +1,68 @@
+/**
+ * The pipeline's first stage: the policies every request passes before any work, each judged
+ * here once from the route table: a known method, CORS, the rate limit (a refused request costs
+ * no body, database or assistant), hidden paths, the route's methods (405 with Allow), and the
+ * strict query, which also gives the response-cache key. Returns the refusal, or nothing.
+ */
+import { corsHeaders, EXPOSED_HEADERS } from '../lib/cors.ts';
+import { HttpError } from '../lib/http-error.ts';
+import { answers, KNOWN_METHODS, methodNotAllowed, type Method } from '../lib/methods.ts';
+import { unknownParametersError } from '../lib/query-params.ts';
+import type { EdgeDeps } from './edge-deps.ts';
+import type { EdgeParts, Exchange } from './exchange.ts';
+import { errorAnswer, type PlainAnswer } from './respond.ts';
+import { cacheKeyOf } from './routes.ts';
+import { readStrictQuery } from './strict-query.ts';
+
+/** Public read resources: any page may fetch them and read the limit headers. */
+const PUBLIC_READ_CORS: readonly string[] = ['access-control-allow-origin', '*', 'access-control-expose-headers', EXPOSED_HEADERS.join(', ')];
+/** A prebuilt file is a read resource, whatever route it lies under. */
+const FILE_METHODS: readonly Method[] = ['GET'];
+
+function addCors(deps: EdgeDeps, x: Exchange): void {
+  const { req, route, head } = x;
+  if (route.cors === 'none') return;
+  if (route.cors === 'public' && (x.method === 'GET' || x.method === 'HEAD')) {
+    head.push(...PUBLIC_READ_CORS);
+    return;
+  }
+  const headers = corsHeaders({ origin: req.headers.origin, allowed: req.headers.origin !== undefined && deps.allowedOrigins().includes(req.headers.origin) });
+  for (const name in headers) head.push(name, headers[name]!);
+}
+
+export async function admit({ deps }: EdgeParts, x: Exchange): Promise<PlainAnswer | undefined> {
+  const { req, method, route, head } = x;
+  const { limiter } = deps;
+  // TRACE, CONNECT and inventions: refused here, before the rate limit and before the Fetch
+  // Request Astro builds (which cannot represent some of them) turns them into a 500.
+  if (!KNOWN_METHODS.has(method)) return errorAnswer(route, methodNotAllowed(method, route.methods));
+  addCors(deps, x);
+  // Prebuilt files answer whatever the query string (?utm_source=… on a page, a cache-buster on
+  // /api/news), like any static server.
+  const { pathname } = x.url;
+  const statics = deps.statics;
+  x.file = x.refused ? undefined : (statics.get(pathname) ?? (pathname.length > 1 && pathname.endsWith('/') ? statics.get(pathname.slice(0, -1)) : undefined));
+  x.rateClass = limiter ? route.rate(method, x.file !== undefined) : null;
+  if (limiter && x.rateClass) {
+    const outcome = await limiter.check(x.rateClass, x.clientKey, req.headers);
+    x.limit = outcome;
+    for (const name in outcome.headers) head.push(name, outcome.headers[name]!);
+    if (outcome.refused) return errorAnswer(route, outcome.refused);
+  }
+  if (x.refused) return errorAnswer(route, x.refused);
+  if (route.kind === 'hidden' || (route.prebuiltOnly && !x.file)) return errorAnswer(route, new HttpError('not_found', { detail: `Nothing is served at ${pathname}.` }));
+  const methods = x.file ? FILE_METHODS : route.methods;
+  if (!answers(methods, method)) return errorAnswer(route, methodNotAllowed(method, methods));
+  // Probes are never cached: each answer is the service's state now.
+  if (x.file || route.kind === 'probe' || (method !== 'GET' && method !== 'HEAD')) return undefined;
+  if (!route.strictQuery) {
+    x.cacheKey = cacheKeyOf(route, pathname, x.url.searchParams);
+    return undefined;
+  }
+  // Refused here, before any handler: the route table declares what the endpoint accepts, and
+  // a flood of junk parameters then costs nothing more (each one copied a 12 KB URL many times).
+  const strict = readStrictQuery(route, x.url);
+  x.cacheKey = strict.cacheKey;
+  if (!strict.unknown) return undefined;
+  return errorAnswer(route, unknownParametersError(route.path, strict.unknown, route.query));
+}

@@ -1,0 +1,102 @@
+/**
+ * The pipeline's answering stage for what is not stored bytes: the probes, the endpoint the route
+ * table binds (called with the body read once and its deadline), and Astro's handler for pages
+ * rendered per request and the paths the edge does not know.
+ */
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { Endpoint, HeaderReader, PlainRequest } from '../lib/endpoint.ts';
+import { HttpError } from '../lib/http-error.ts';
+import { endpointMethod } from '../lib/methods.ts';
+import { answerProbe } from '../lib/probes.ts';
+import { tapAstro } from './astro-tap.ts';
+import { readBody } from './body.ts';
+import type { EdgeParts, Exchange } from './exchange.ts';
+import { errorAnswer, WRITTEN, type Answer, type PlainAnswer } from './respond.ts';
+import type { EndpointDeps } from './routes.ts';
+
+const hasBody = (method: string) => method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS';
+
+/** A node request's headers as the endpoints read them (Fetch's `Headers.get` semantics). */
+function headerReader(headers: IncomingHttpHeaders): HeaderReader {
+  return {
+    get(name) {
+      const value = headers[name.toLowerCase()];
+      if (value === undefined) return null;
+      return Array.isArray(value) ? value.join(', ') : value;
+    },
+  };
+}
+
+/**
+ * Aborts when the client goes away before its answer is finished. Made only when an endpoint
+ * reads `signal` (the chat reply does; the data and contact endpoints do not): an AbortController
+ * and a close listener per request were garbage every cached-miss data request paid for.
+ */
+function whenGone(res: ServerResponse): AbortSignal {
+  const gone = new AbortController();
+  if (res.closed) {
+    if (!res.writableFinished) gone.abort();
+  } else {
+    res.once('close', () => {
+      if (!res.writableFinished) gone.abort();
+    });
+  }
+  return gone.signal;
+}
+
+export async function probe({ deps }: EdgeParts, x: Exchange): Promise<PlainAnswer> {
+  // A failed check is logged where it runs (deps.ready), once per check: a probe flood answered
+  // from one remembered failure must not become a log flood.
+  const answer = await answerProbe(x.route.path, deps.ready, deps.readyDetails);
+  return { kind: 'plain', response: answer, edge: true };
+}
+
+/**
+ * The route's endpoint, called with the body read once within the route's limit. Its deadline
+ * counts from the moment the body is in: the upload itself is bounded by the server's request
+ * timeout (http-server.ts), so a slow but honest client is not refused for the database's sake.
+ * A HEAD is answered from the GET (the write stage sends no content).
+ */
+export async function callEndpoint({ deps }: EdgeParts, x: Exchange, endpoint: Endpoint<EndpointDeps>): Promise<PlainAnswer> {
+  const { req, res, method, url, route } = x;
+  const body = hasBody(method) ? await readBody(req, route.bodyLimit) : undefined;
+  const target = new URL(`${url.pathname}${url.search}`, `${deps.https ? 'https' : 'http'}://${deps.siteHost()}`);
+  let signal: AbortSignal | undefined;
+  const request: PlainRequest = {
+    method: endpointMethod(method),
+    headOnly: method === 'HEAD',
+    url: target,
+    headers: headerReader(req.headers),
+    body,
+    deadline: Date.now() + route.deadlineMs,
+    get signal() {
+      return (signal ??= whenGone(res));
+    },
+  };
+  return { kind: 'plain', response: await endpoint(request, deps.endpointDeps()), edge: false };
+}
+
+/** What answers when Astro has no route for the path: the API's 404 problem, the not-found page, or a minimal one. */
+function notFound({ out, notFoundEntry }: EdgeParts, x: Exchange): Answer | Promise<Answer> {
+  if (x.route.kind === 'api') return errorAnswer(x.route, new HttpError('not_found', { detail: `No API resource at ${x.url.pathname}.` }));
+  if (notFoundEntry && (x.method === 'GET' || x.method === 'HEAD')) return out.file(x.req, notFoundEntry, 404);
+  const response = { status: 404, headers: { 'content-type': 'text/html; charset=utf-8' }, body: '<!doctype html><title>Not found</title><h1>Not found</h1><p><a href="/">Home</a></p>' };
+  return { kind: 'plain', response, edge: true };
+}
+
+/** Routes without an endpoint: pages rendered per request and Astro's own paths. Astro writes `res` itself (astro-tap.ts says why it is tapped). */
+export async function callAstro(parts: EdgeParts, x: Exchange): Promise<Answer> {
+  const { deps, out } = parts;
+  const { req, res, method, route } = x;
+  if (hasBody(method)) {
+    // Astro's adapter uses a pre-read `req.body` instead of reading the stream itself.
+    (req as IncomingMessage & { body?: Buffer }).body = await readBody(req, route.bodyLimit);
+  }
+  out.flushHead(res, x.head);
+  x.tap = tapAstro(res, { page: route.kind === 'page', collect: method === 'GET' && x.cacheKey !== undefined });
+  return new Promise<Answer>((resolve, reject) => {
+    // Astro calls `next` (synchronously, before its promise settles) when it has no route.
+    const next = (err?: unknown) => (err ? reject(err) : resolve(notFound(parts, x)));
+    Promise.resolve(deps.astro(req, res, next, deps.locals(x.requestId, x.clientKey))).then(() => resolve(WRITTEN), reject);
+  });
+}
