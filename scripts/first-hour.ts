@@ -187,6 +187,13 @@ export const EXPECTATIONS: Expectation[] = [
     check: all(ok, (r) => (/^erased [1-9]\d* submissions? and 0 pending deliveries of Ada@Example\.com \(address matched case-insensitively\) from sqlite:/m.test(r.stdout) ? undefined : `unexpected output: ${r.stdout.slice(-200)}`)),
   },
   {
+    command: /^npm run -s admin:invite -- --name "Ada Lovelace"$/,
+    how: 'run',
+    check: all(ok, (r) => (/^https?:\/\/[^/\s]+\/admin\/enrol\/#[A-Za-z0-9_-]{43}\n$/.test(r.stdout) ? undefined : `stdout is not the link alone: ${JSON.stringify(r.stdout.slice(0, 120))}`)),
+  },
+  { command: /^npm run -s admin:sessions$/, how: 'run', check: all(ok, contains('operators (0):\n', 'live sessions (0):\n')) },
+  { command: /^npm run -s admin:sessions -- --revoke all$/, how: 'run', check: all(ok, (r) => (/^ended \d+ sessions?\n$/.test(r.stdout) ? undefined : `unexpected output: ${r.stdout.slice(0, 120)}`)) },
+  {
     command: /^npm run events:import -- events\.ndjson$/,
     how: 'run',
     // The guide names the file and shows its format, but supplies none: three records in that format.

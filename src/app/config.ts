@@ -168,6 +168,14 @@ export const EnvSchema = z.object({
     .min(32, 'must be at least 32 characters, e.g. the output of `openssl rand -hex 32`')
     .regex(/^[A-Za-z0-9\-._~+/]+=*$/, 'must be a bearer token of letters, digits and - . _ ~ + / (RFC 6750 b64token), e.g. the output of `openssl rand -hex 32`')
     .optional(),
+
+  // The operators' console (src/features/console, docs/operators.md "The console").
+  /** A console session with no request for this many minutes is over (idle expiry). */
+  CONSOLE_SESSION_IDLE_MINUTES: positiveInt.max(1440, 'must be at most 1440 (a day)').default(30),
+  /** A console session is over this many hours after sign-in, however busy (absolute expiry). */
+  CONSOLE_SESSION_MAX_HOURS: positiveInt.max(720, 'must be at most 720 (30 days)').default(12),
+  /** Passkey sign-in and enrolment requests per hour and client (a token bucket). */
+  RATE_LIMIT_SIGN_IN_HOUR: positiveInt.default(RATE_LIMIT_DEFAULTS.RATE_LIMIT_SIGN_IN_HOUR),
 });
 
 export interface Config extends Omit<z.output<typeof EnvSchema>, 'SITE_URL' | 'ALLOWED_ORIGINS'> {

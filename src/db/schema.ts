@@ -120,6 +120,68 @@ export interface ContactAltchaUsedTable {
   idempotency_key: string | null;
 }
 
+/** An operator of the console (src/features/console), enrolled from an invite. */
+export interface ConsoleOperatorTable {
+  id: Generated<number>;
+  name: string;
+  created_at: number;
+}
+
+/** A passkey (WebAuthn credential) of an operator. */
+export interface ConsoleCredentialTable {
+  /** The credential id, base64url. */
+  id: string;
+  operator_id: number;
+  /** COSE public key, base64url. */
+  public_key: string;
+  /** The authenticator's signature counter (WebAuthn section 6.1.1). */
+  counter: number;
+  /** Transports as the browser reported them, comma-separated. */
+  transports: string;
+  created_at: number;
+  last_used_at: number | null;
+}
+
+/** A one-time enrolment link (`npm run admin:invite`); only the token's SHA-256 is stored. */
+export interface ConsoleInviteTable {
+  token_hash: string;
+  /** The operator's name, as the inviter wrote it. */
+  name: string;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
+/** A WebAuthn challenge issued and not yet answered (single use). */
+export interface ConsoleChallengeTable {
+  challenge: string;
+  purpose: 'enrol' | 'sign-in';
+  expires_at: number;
+}
+
+/** A signed-in browser; only the cookie token's SHA-256 is stored. */
+export interface ConsoleSessionTable {
+  token_hash: string;
+  operator_id: number;
+  /** The synchronizer token every state-changing console request must carry (OWASP CSRF cheat sheet). */
+  csrf_token: string;
+  created_at: number;
+  last_seen_at: number;
+  revoked_at: number | null;
+  /** Shown once on the next page, then cleared (a new API key's token). */
+  flash: string | null;
+}
+
+/** Who did what, when, in the console (and the console's CLIs). */
+export interface ConsoleAuditTable {
+  id: Generated<number>;
+  at: number;
+  actor: string;
+  action: string;
+  target: string | null;
+  detail: string | null;
+}
+
 export interface Database {
   contact_submission: ContactSubmissionTable;
   event: EventTable;
@@ -129,6 +191,12 @@ export interface Database {
   contact_altcha_used: ContactAltchaUsedTable;
   contact_delivery: ContactDeliveryTable;
   contact_delivery_attempt: ContactDeliveryAttemptTable;
+  console_operator: ConsoleOperatorTable;
+  console_credential: ConsoleCredentialTable;
+  console_invite: ConsoleInviteTable;
+  console_challenge: ConsoleChallengeTable;
+  console_session: ConsoleSessionTable;
+  console_audit: ConsoleAuditTable;
 }
 
 export type ContactSubmissionRow = Selectable<ContactSubmissionTable>;

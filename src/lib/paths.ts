@@ -18,6 +18,14 @@ export const PATHS = {
   data: '/api/v1/public/data',
   /** The stats page, rendered per request from the same daily records. */
   stats: '/stats',
+  /** The operators' console (src/features/console): pages below it, and its POST endpoints. */
+  console: '/admin',
+  consoleSignInOptions: '/admin/sign-in/options',
+  consoleSignIn: '/admin/sign-in/verify',
+  consoleEnrolOptions: '/admin/enrol/options',
+  consoleEnrol: '/admin/enrol/verify',
+  consoleSignOut: '/admin/sign-out',
+  consoleAction: '/admin/act',
   healthz: '/healthz',
   readyz: '/readyz',
   /** Prometheus exposition for a scraper holding METRICS_TOKEN; 404 to everyone else. */

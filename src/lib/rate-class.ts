@@ -4,7 +4,7 @@
  * class's windows (src/features/ratelimit/policies.ts), and the OpenAPI builders
  * (src/lib/openapi/) describe them.
  */
-export type RateClass = 'site' | 'chat' | 'contact' | 'data' | 'page';
+export type RateClass = 'site' | 'chat' | 'contact' | 'data' | 'page' | 'sign-in';
 
 /** One window of a rate class. */
 export interface Window {

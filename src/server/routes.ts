@@ -22,6 +22,9 @@ import { contactEndpoint, type ContactDeps } from '../features/contact/contact.e
 import { dataEndpoint, type DataDeps } from '../features/stats/data.endpoint.ts';
 import { DATE_RANGE_PARAMETERS } from '../features/stats/date-range.ts';
 import { metricsEndpoint, type MetricsDeps } from '../features/metrics/metrics.endpoint.ts';
+import { actionEndpoint, signOutEndpoint } from '../features/console/actions.endpoint.ts';
+import { enrolEndpoint, enrolOptionsEndpoint, signInEndpoint, signInOptionsEndpoint } from '../features/console/ceremony.endpoint.ts';
+import type { ConsoleDeps } from '../features/console/console-deps.ts';
 
 export type { RateClass };
 
@@ -29,7 +32,7 @@ export type { RateClass };
  * Everything the bound endpoints need, each feature's own narrow dependencies together: the
  * composition root's services satisfy it (a type error there names what is missing).
  */
-export type EndpointDeps = ChatDeps & ChallengeDeps & ContactDeps & DataDeps & MetricsDeps;
+export type EndpointDeps = ChatDeps & ChallengeDeps & ContactDeps & DataDeps & MetricsDeps & ConsoleDeps;
 
 export interface Route {
   /** The canonical path of the resource; spellings with a trailing slash share it (cache key, purge). */
@@ -147,6 +150,13 @@ const EXACT = new Map<string, Route>(
     route(PATHS.metrics, { kind: 'page', methods: READ, rate: always(null), accessLog: 'debug', endpoint: metricsEndpoint }),
     // Rendered per request from the same records as the data API; reads the same two parameters.
     route(PATHS.stats, { kind: 'page', methods: READ, query: DATE_RANGE_PARAMETERS }),
+    // The console's passkey ceremonies spend the sign-in class; its form actions the site's.
+    route(PATHS.consoleSignInOptions, { kind: 'api', methods: ['POST'], rate: writes('sign-in'), endpoint: signInOptionsEndpoint }),
+    route(PATHS.consoleSignIn, { kind: 'api', methods: ['POST'], rate: writes('sign-in'), endpoint: signInEndpoint }),
+    route(PATHS.consoleEnrolOptions, { kind: 'api', methods: ['POST'], rate: writes('sign-in'), endpoint: enrolOptionsEndpoint }),
+    route(PATHS.consoleEnrol, { kind: 'api', methods: ['POST'], rate: writes('sign-in'), endpoint: enrolEndpoint }),
+    route(PATHS.consoleSignOut, { kind: 'api', methods: ['POST'], endpoint: signOutEndpoint }),
+    route(PATHS.consoleAction, { kind: 'api', methods: ['POST'], endpoint: actionEndpoint }),
   ].map((r) => [r.path, { ...r, name: r.path }]),
 );
 
@@ -167,6 +177,8 @@ const HIDDEN = route('/_image', { kind: 'hidden', rate: always('page') });
 const ASSET = route('/_astro', { kind: 'page', methods: READ, prebuiltOnly: true, rate: (_method, prebuilt) => (prebuilt === true ? null : 'page') });
 /** Documents, prebuilt or rendered per request: GET and HEAD only (RFC 9110 section 15.5.6), refused before Astro renders a whole page for a POST. */
 const PAGE = route('/', { kind: 'page', methods: READ });
+/** The console's pages: per operator and no-store, never answered from the response cache. */
+const CONSOLE = route(PATHS.console, { kind: 'page', methods: READ });
 
 function under(path: string, prefix: string): boolean {
   return path === prefix || path.startsWith(`${prefix}/`);
@@ -187,6 +199,7 @@ export function routeOf(pathname: string): Route {
   if (under(path, PATHS.dataPrefix)) return DATA_OTHER;
   if (under(path, '/api')) return API_OTHER;
   if (under(path, '/_astro')) return ASSET;
+  if (under(path, PATHS.console)) return CONSOLE;
   // Astro's internal endpoints (`/_image`, `/_server-islands`, `/_actions`): none is used here.
   if (path.startsWith('/_')) return HIDDEN;
   return PAGE;
@@ -199,6 +212,7 @@ export function routeOf(pathname: string): Route {
  * parameter the handler refuses or one given twice.
  */
 export function cacheKeyOf(route: Route, pathname: string, params: URLSearchParams): string | undefined {
+  if (route === CONSOLE) return undefined;
   // Declared paths key by their canonical spelling, so a purge by path finds every variant.
   const path = EXACT.get(route.path) === route ? route.path : pathname;
   if (route.strictQuery) {

@@ -7,6 +7,7 @@ import { apiKeys } from './0003-api-keys.ts';
 import { altchaReplay } from './0004-altcha-replay.ts';
 import { contactEmailIndex } from './0005-contact-email-index.ts';
 import { contactDeliveries } from './0006-contact-deliveries.ts';
+import { consoleTables } from './0007-console.ts';
 
 /** Every migration, in order. Names sort lexically; never rename or edit a shipped one. */
 function migrations(engine: Engine): Record<string, Migration> {
@@ -17,6 +18,7 @@ function migrations(engine: Engine): Record<string, Migration> {
     '0004-altcha-replay': altchaReplay(),
     '0005-contact-email-index': contactEmailIndex(),
     '0006-contact-deliveries': contactDeliveries(engine),
+    '0007-console': consoleTables(engine),
   };
 }
 

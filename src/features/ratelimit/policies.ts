@@ -19,6 +19,7 @@ export interface RateLimitSettings {
   RATE_LIMIT_CONTACT_DAY: number;
   RATE_LIMIT_DATA_MINUTE: number;
   RATE_LIMIT_DATA_DAY: number;
+  RATE_LIMIT_SIGN_IN_HOUR: number;
 }
 
 /**
@@ -34,12 +35,13 @@ export const RATE_LIMIT_DEFAULTS: Readonly<RateLimitSettings> = Object.freeze({
   RATE_LIMIT_CONTACT_DAY: 100,
   RATE_LIMIT_DATA_MINUTE: 60,
   RATE_LIMIT_DATA_DAY: 5000,
+  RATE_LIMIT_SIGN_IN_HOUR: 60,
 });
 
 /**
  * The windows of each route class, in the order RateLimit-Policy lists them.
  * Defaults (`RATE_LIMIT_DEFAULTS`): site 300/min; pages 240/min; chat 10/min + 200/day;
- * contact 20/h + 100/day; data 60/min + 5,000 per UTC day.
+ * contact 20/h + 100/day; data 60/min + 5,000 per UTC day; sign-in 60/h.
  */
 export function policiesFromConfig(config: RateLimitSettings): Record<RateClass, Window[]> {
   const site: Window = { name: 'site-minute', limit: config.RATE_LIMIT_SITE_MINUTE, kind: 'bucket', periodSeconds: 60 };
@@ -62,5 +64,8 @@ export function policiesFromConfig(config: RateLimitSettings): Record<RateClass,
       { name: 'data-minute', limit: config.RATE_LIMIT_DATA_MINUTE, kind: 'bucket', periodSeconds: 60 },
       { name: 'data-day', limit: config.RATE_LIMIT_DATA_DAY, kind: 'utc-day', periodSeconds: 86_400 },
     ],
+    // The console's passkey ceremonies (two requests each): a burst for a person who fumbles,
+    // then one a minute, so nobody can hammer sign-in or spend invites at will.
+    'sign-in': [site, { name: 'sign-in-hour', limit: config.RATE_LIMIT_SIGN_IN_HOUR, kind: 'bucket', periodSeconds: 3_600 }],
   };
 }

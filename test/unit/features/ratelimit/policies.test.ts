@@ -25,6 +25,10 @@ describe('policies', () => {
         "page": [
           "page-minute 240/60s bucket",
         ],
+        "sign-in": [
+          "site-minute 300/60s bucket",
+          "sign-in-hour 60/3600s bucket",
+        ],
         "site": [
           "site-minute 300/60s bucket",
         ],
