@@ -43,6 +43,7 @@ import { HTTP_SCENARIOS, loadSpec, runHttpScenario, type HttpContext, type HttpO
 import { compareWithCli, prepareEvents, profileMaterialize, rematerializeDay, SQLITE_CLI_MISSING } from './scenarios/materialize.ts';
 import { floodPaths, runScale } from './scenarios/scale.ts';
 import { runJunkFlood } from './scenarios/junk-flood.ts';
+import { runContactFlood } from './scenarios/contact-flood.ts';
 import { runSearch } from './scenarios/search.ts';
 
 const repo = resolve(import.meta.dirname, '..');
@@ -52,7 +53,7 @@ const settings = settingsFor(flags.quick ?? false);
 const only = flags.only ? new Set(flags.only.split(',')) : undefined;
 /** Scale takes minutes (a 5,000-article build): in a quick run only when --only names it. */
 const wanted = (id: string) => (only ? only.has(id) : id !== 'scale' || !settings.quick);
-const serving = () => HTTP_SCENARIOS.some((s) => wanted(s.id)) || wanted('chat') || wanted('junk-flood');
+const serving = () => HTTP_SCENARIOS.some((s) => wanted(s.id)) || wanted('chat') || wanted('junk-flood') || wanted('contact-flood');
 /** CPU profiles of targets not met: always in the full run; in quick mode only when asked (they take a while). */
 const profiling = !settings.quick || (flags.profile ?? false);
 const workDir = flags.render ? '' : mkdtempSync(join(tmpdir(), 'bench-run-'));
@@ -83,8 +84,10 @@ function serverEnv(extra: Record<string, string> = {}): Record<string, string> {
   };
 }
 
-const INSTANCE_ENV: Record<'main' | 'nocache' | 'limited' | 'defaults' | 'metrics', Record<string, string>> = {
+const INSTANCE_ENV: Record<'main' | 'nocache' | 'limited' | 'defaults' | 'metrics' | 'proxied', Record<string, string>> = {
   main: serverEnv(),
+  // As main, trusting the load generator as its proxy: X-Forwarded-For names the client (scenarios/contact-flood.ts).
+  proxied: serverEnv({ TRUST_PROXY: '127.0.0.1' }),
   // The default rate limits (scenarios/junk-flood.ts): a flood must meet them.
   defaults: Object.fromEntries(Object.entries(serverEnv()).filter(([name]) => !name.startsWith('RATE_LIMIT_'))),
   nocache: serverEnv({ RESPONSE_CACHE_MAX_BYTES: '1' }),
@@ -160,6 +163,17 @@ async function main(): Promise<void> {
     }
     const j = results.junkFlood;
     say(`  ${Math.round(j.result.rps)} req/s, statuses ${JSON.stringify(j.result.statuses)}; RSS idle ${j.idleMb.toFixed(1)} MB, peak ${j.peakMb.toFixed(1)} MB, ${j.settledMb.toFixed(1)} MB after; log ${(j.logBytes / 1e6).toFixed(1)} MB: ${j.met ? 'met' : 'NOT met'}${j.invalid ? ` (${j.invalid})` : ''}`);
+  }
+  if (wanted('contact-flood')) {
+    say(`running contact-flood: valid submissions from ${settings.scale.clients.toLocaleString('en')} distinct clients, fresh server`);
+    const server = await startInstance('proxied');
+    try {
+      results.contactFlood = await runContactFlood(server, settings);
+    } finally {
+      await server.stop();
+    }
+    const c = results.contactFlood;
+    say(`  ${Math.round(c.result.rps)} req/s, statuses ${JSON.stringify(c.result.statuses)}; RSS idle ${c.idleMb.toFixed(1)} MB, peak ${c.peakMb.toFixed(1)} MB, ${c.settledMb.toFixed(1)} MB after: ${c.met ? 'met' : 'NOT met'}${c.invalid ? ` (${c.invalid})` : ''}`);
   }
 
   if (wanted('materialize')) {

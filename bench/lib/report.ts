@@ -8,6 +8,7 @@ import { REMATERIALIZE_TARGET_MS, type DayOutcome, type MaterializeOutcome } fro
 import { searchSection, type SearchOutcome } from '../scenarios/search.ts';
 import { floodMet, scaleVerdicts, SCALE_TARGET, type FloodOutcome, type ScaleOutcome } from '../scenarios/scale.ts';
 import { JUNK_FLOOD_TARGET, type JunkFloodOutcome } from '../scenarios/junk-flood.ts';
+import { CONTACT_FLOOD_TARGET, type ContactFloodOutcome } from '../scenarios/contact-flood.ts';
 import type { LoadResult } from './load.ts';
 import type { Settings } from './settings.ts';
 import type { Machine } from './system.ts';
@@ -34,6 +35,8 @@ export interface Results {
   scale?: ScaleOutcome;
   /** Long and missing paths from one client at the default limits (scenarios/junk-flood.ts). */
   junkFlood?: JunkFloodOutcome;
+  /** Valid contact submissions from distinct clients (scenarios/contact-flood.ts). */
+  contactFlood?: ContactFloodOutcome;
   search?: SearchOutcome;
   /** Markdown sections, one per target not met. */
   profiles: string[];
@@ -116,6 +119,15 @@ function otherTable(r: Results): string[] {
       `| flood of 8,000-character missing paths (\`/_astro/\`, pages, backslash spellings) from one client, ${r.settings.connections} connections, ${r.settings.scale.floodSeconds} s, default limits | ` +
         `RSS idle ${ms(j.idleMb)} MB, peak ${ms(j.peakMb)} MB, ${ms(j.settledMb)} MB ${r.settings.scale.settleSeconds} s after; ${int(j.result.rps)} req/s (${statuses}); ${ms(j.logBytes / 1e6)} MB of log | - | - | ` +
         `peak <= ${JUNK_FLOOD_TARGET.peakRssMb} MB, within ${JUNK_FLOOD_TARGET.settledAboveIdleMb} MB of idle after, 429s | ${verdict(j.met)}${j.invalid ? ` (invalid: ${j.invalid})` : ''} |`,
+    );
+  }
+  if (r.contactFlood) {
+    const c = r.contactFlood;
+    const statuses = Object.entries(c.result.statuses).map(([status, n]) => `${n.toLocaleString('en')} x ${status}`).join(', ');
+    rows.push(
+      `| flood of valid contact submissions from ${int(c.clients)} distinct clients (X-Forwarded-For), ${r.settings.connections} connections, ${r.settings.scale.floodSeconds} s | ` +
+        `RSS idle ${ms(c.idleMb)} MB, peak ${ms(c.peakMb)} MB, ${ms(c.settledMb)} MB ${r.settings.scale.settleSeconds} s after; ${int(c.result.rps)} req/s (${statuses}) | - | - | ` +
+        `peak <= ${CONTACT_FLOOD_TARGET.peakRssMb} MB, within ${CONTACT_FLOOD_TARGET.settledAboveIdleMb} MB of idle after | ${verdict(c.met)}${c.invalid ? ` (invalid: ${c.invalid})` : ''} |`,
     );
   }
   if (r.materialize) {

@@ -13,9 +13,13 @@ export interface StartCommand {
   args: string[];
 }
 
-export function startCommand(repo: string): StartCommand {
+/**
+ * The server command of the npm script `script` (default `start`): its last command, after any
+ * `&&` (`demo` builds and seeds first, then serves as `start` does).
+ */
+export function startCommand(repo: string, script = 'start'): StartCommand {
   const { scripts } = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-  const words = (scripts['start'] ?? '').trim().split(/\s+/);
+  const words = (scripts[script] ?? '').split('&&').at(-1)!.trim().split(/\s+/);
   if (words[0] === 'exec') words.shift();
   const env: Record<string, string> = {};
   if (words[0] === 'env') {
@@ -25,6 +29,6 @@ export function startCommand(repo: string): StartCommand {
       env[name!] = value.join('=');
     }
   }
-  if (words.shift() !== 'node' || words.length === 0) throw new Error(`package.json "start" is not \`[exec] [env K=V …] node <args>\`: ${scripts['start']}`);
+  if (words.shift() !== 'node' || words.length === 0) throw new Error(`package.json "${script}" does not end with \`[exec] [env K=V …] node <args>\`: ${scripts[script]}`);
   return { env, args: words };
 }

@@ -62,7 +62,7 @@ export interface HttpScenario {
   target: Target;
 }
 
-const CONTACT_BODY = JSON.stringify({
+export const CONTACT_BODY = JSON.stringify({
   name: 'Bench Mark',
   job_title: 'Load tester',
   work_email: 'bench@example.com',

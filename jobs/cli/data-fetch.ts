@@ -37,6 +37,7 @@ import { createDiskCache, makeDirectory } from '../../src/client/disk-cache.ts';
 import { EX_CANTCREAT, EX_DATAERR, EX_NOPERM, EX_SOFTWARE, EX_TEMPFAIL, EX_UNAVAILABLE, EX_USAGE } from '../../src/app/exit-codes.ts';
 import { progress, type Progress } from './progress-bar.ts';
 import { type Cli, type CliValues, runCli, UsageError } from './run-cli.ts';
+import { interruptions } from './interruptions.ts';
 
 /** The server's own default address (src/app/config.ts: HOST 127.0.0.1, PORT 4321). */
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:4321';
@@ -199,30 +200,24 @@ function countingFetch(counter: { requests: number }): FetchLike {
   };
 }
 
+/** Create the cache directory if need be and check it can be written; says why not on stderr. */
+async function usableCacheDir(dir: string): Promise<boolean> {
+  try {
+    await makeDirectory(dir);
+    await access(dir, constants.W_OK | constants.X_OK);
+    return true;
+  } catch (error) {
+    process.stderr.write(`data-fetch: cannot use --cache-dir ${dir}: ${(error as Error).message}\n`);
+    return false;
+  }
+}
+
 async function main({ values }: Cli<typeof USAGE.options>): Promise<number> {
   const parsed = planOf(values, process.env);
   if (parsed.kind === 'usage') throw new UsageError(parsed.message);
   const { plan } = parsed;
-  if (plan.cacheDir !== undefined) {
-    try {
-      await makeDirectory(plan.cacheDir);
-      await access(plan.cacheDir, constants.W_OK | constants.X_OK);
-    } catch (error) {
-      process.stderr.write(`data-fetch: cannot use --cache-dir ${plan.cacheDir}: ${(error as Error).message}\n`);
-      return EXIT.cantCreate;
-    }
-  }
-
-  const controller = new AbortController();
-  let interruptedBy: 'SIGINT' | 'SIGTERM' | undefined;
-  const onSignal = (signal: 'SIGINT' | 'SIGTERM') => () => {
-    interruptedBy = signal;
-    controller.abort();
-  };
-  const onInt = onSignal('SIGINT');
-  const onTerm = onSignal('SIGTERM');
-  process.once('SIGINT', onInt);
-  process.once('SIGTERM', onTerm);
+  if (plan.cacheDir !== undefined && !(await usableCacheDir(plan.cacheDir))) return EXIT.cantCreate;
+  const interrupt = interruptions();
 
   // A bar on a terminal, a line every few seconds elsewhere; on stderr so stdout stays data.
   let bar: Progress | undefined;
@@ -234,7 +229,7 @@ async function main({ values }: Cli<typeof USAGE.options>): Promise<number> {
     from: plan.from,
     to: plan.to,
     baseUrl: plan.baseUrl,
-    signal: controller.signal,
+    signal: interrupt.signal,
     concurrency: plan.concurrency,
     token: plan.token,
     // No --cache-dir: nothing outlives this process, so no cache at all.
@@ -264,6 +259,7 @@ async function main({ values }: Cli<typeof USAGE.options>): Promise<number> {
     return EXIT.ok;
   } catch (error) {
     bar?.stop();
+    const interruptedBy = interrupt.by();
     if (interruptedBy !== undefined) {
       process.stderr.write(`data-fetch: interrupted by ${interruptedBy}\n`);
       return interruptedBy === 'SIGINT' ? 130 : 143;
@@ -276,8 +272,7 @@ async function main({ values }: Cli<typeof USAGE.options>): Promise<number> {
     process.stderr.write(`data-fetch: ${describeFailure(error)}${resumable}\n`);
     return code;
   } finally {
-    process.off('SIGINT', onInt);
-    process.off('SIGTERM', onTerm);
+    interrupt.dispose();
   }
 }
 

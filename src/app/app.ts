@@ -8,12 +8,13 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Config } from './config.ts';
 import { openMigratedDb } from '../db/open-migrated-db.ts';
+import type { DbHandle } from '../db/create-db.ts';
 import { createServices, type Services } from './services.ts';
 import { startOutbox } from './jobs/outbox.ts';
 import { startJobs } from './jobs/schedule.ts';
 import { startBackups } from './jobs/backup.ts';
 import { clientKeyOf, isTrustedProxy, policiesFromConfig } from '../features/ratelimit/index.ts';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import { createEdge, type AstroHandler } from '../server/http.ts';
 import type { Logger } from '../server/log.ts';
 import { ResponseCache } from '../server/response-cache.ts';
@@ -26,7 +27,7 @@ import { AssistantIndex } from '../features/chat/assistant-index.ts';
 import { chatEndpoint } from '../features/chat/chat.endpoint.ts';
 import { PATHS } from '../lib/paths.ts';
 import { engineOf } from '../db/create-db.ts';
-import { NO_METER } from '../lib/meter.ts';
+import { NO_METER, type Meter } from '../lib/meter.ts';
 import { createMetrics } from '../features/metrics/registry.server.ts';
 import { metricsExposition, registerCollectors } from './metrics.ts';
 import { createRequestObserver } from './request-metrics.ts';
@@ -72,6 +73,91 @@ function clientKeys(config: Config): (req: IncomingMessage) => string {
   };
 }
 
+/** What the build holds for the server: Astro's handler, the assistant's index, the prebuilt files. */
+interface Build {
+  astro: AstroHandler;
+  assistantIndex: AssistantIndex;
+  statics: StaticFiles;
+}
+
+/** Load the build in `distDir`; closes `db` before throwing when any part of it cannot be read. */
+async function loadBuild(distDir: string, config: Config, log: Logger, db: DbHandle, now: () => number): Promise<Build> {
+  // Astro's messages (its adapter's, its image service's) become lines of this logger.
+  routeAstroLogTo(log);
+  const entry = pathToFileURL(join(distDir, 'server', 'entry.mjs')).href;
+  let astro: AstroHandler;
+  try {
+    ({ handler: astro } = (await import(entry)) as { handler: AstroHandler });
+  } catch (error) {
+    await db.close();
+    throw new Error(`Cannot load the Astro build at ${entry}: run \`npm run build\` first.`, { cause: error });
+  }
+  try {
+    // Opening reads the schema only: start-up and memory do not grow with the news archive.
+    const assistantIndex = AssistantIndex.open(join(distDir, 'server', ASSISTANT_INDEX_FILE), { now });
+    // The build's manifest only: bodies are read when first asked for (src/server/static-files.ts).
+    const statics = await StaticFiles.load(distDir, { maxBytes: config.STATIC_CACHE_MAX_BYTES, log, now });
+    return { astro, assistantIndex, statics };
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+}
+
+/** The readiness probe's check: at most one a second, one at a time, whatever the polling rate (probes.ts). */
+function readinessCheck(db: DbHandle, log: Logger): () => Promise<void> {
+  // A failure is logged here, once per check, not by each probe its remembered result answers.
+  return recentCheck(async () => {
+    try {
+      await db.ping();
+      log.debug({ ready: true }, 'readiness checked');
+    } catch (error) {
+      log.warn({ err: error }, 'readiness check failed');
+      throw error;
+    }
+  });
+}
+
+/**
+ * Background work: it starts once the server listens (a process that cannot bind its port must
+ * not keep timers alive); the returned stop ends it before the database closes.
+ */
+function startBackground(services: Services, meter: Meter): () => Promise<void> {
+  const outbox = services.config.JOBS_ENABLED ? startOutbox({ services }) : undefined;
+  const jobs = startJobs({ services });
+  const backups = startBackups({ services, meter });
+  return async () => {
+    await jobs.stop();
+    await backups.stop();
+    await outbox?.stop();
+  };
+}
+
+/** Stop accepting; requests in flight finish within `graceMs`, then the remaining connections close. */
+function drain(server: Server, log: Logger, graceMs: number): Promise<void> {
+  return new Promise<void>((resolveClose) => {
+    const force = setTimeout(() => {
+      log.warn({ graceMs }, 'grace period over: closing remaining connections');
+      server.closeAllConnections();
+    }, graceMs);
+    force.unref();
+    // close() stops accepting and (Node >= 19) drops idle keep-alive sockets; requests
+    // in flight, streams included, run to completion.
+    server.close(() => {
+      clearTimeout(force);
+      resolveClose();
+    });
+    server.closeIdleConnections();
+  });
+}
+
+/** The public origin of the bound address (PORT=0 learns its port here). */
+function originOf(server: Server, config: Config): string {
+  const { port } = server.address() as AddressInfo;
+  const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST;
+  return `http://${host}:${port}`;
+}
+
 export async function createApp(config: Config, log: Logger): Promise<RunningApp> {
   const distDir = resolve(config.DIST_DIR);
   // The one registry of the process (src/features/metrics): every family and the process metrics.
@@ -89,28 +175,7 @@ export async function createApp(config: Config, log: Logger): Promise<RunningApp
       if (result.status === 'Success') log.info({ migration: result.migrationName }, 'migration applied');
     },
   });
-
-  // Astro's messages (its adapter's, its image service's) become lines of this logger.
-  routeAstroLogTo(log);
-  const entry = pathToFileURL(join(distDir, 'server', 'entry.mjs')).href;
-  let astro: AstroHandler;
-  try {
-    ({ handler: astro } = (await import(entry)) as { handler: AstroHandler });
-  } catch (error) {
-    await db.close();
-    throw new Error(`Cannot load the Astro build at ${entry}: run \`npm run build\` first.`, { cause: error });
-  }
-  // Opening reads the schema only: start-up and memory do not grow with the news archive.
-  let assistantIndex: AssistantIndex;
-  let statics: StaticFiles;
-  try {
-    assistantIndex = AssistantIndex.open(join(distDir, 'server', ASSISTANT_INDEX_FILE), { now: siteClock });
-    // The build's manifest only: bodies are read when first asked for (src/server/static-files.ts).
-    statics = await StaticFiles.load(distDir, { maxBytes: config.STATIC_CACHE_MAX_BYTES, log, now: siteClock });
-  } catch (error) {
-    await db.close();
-    throw error;
-  }
+  const { astro, assistantIndex, statics } = await loadBuild(distDir, config, log, db, siteClock);
   const cache = new ResponseCache({ maxBytes: config.RESPONSE_CACHE_MAX_BYTES, maxTtlMs: CACHE_MAX_TTL_MS });
 
   // Set by listen(), synchronously in the bind callback, so before any request can arrive.
@@ -136,29 +201,14 @@ export async function createApp(config: Config, log: Logger): Promise<RunningApp
     trustedProxy: (req) => isTrustedProxy(req.socket.remoteAddress, config.TRUST_PROXY),
     https: config.SITE_URL.startsWith('https:'),
     siteHost: () => siteHost,
-    // At most one check a second, one at a time, whatever the polling rate (probes.ts). A failure
-    // is logged here, once per check, not by each probe its remembered result answers.
-    ready: recentCheck(async () => {
-      try {
-        await db.ping();
-        log.debug({ ready: true }, 'readiness checked');
-      } catch (error) {
-        log.warn({ err: error }, 'readiness check failed');
-        throw error;
-      }
-    }),
+    ready: readinessCheck(db, log),
     readyDetails: { database: db.engine },
     locals: (requestId, clientKey) => ({ services: running(), requestId, clientKey }),
     ...(metrics ? { observe: createRequestObserver(metrics.meter, Object.keys(policiesFromConfig(config))) } : {}),
   });
 
   const { server } = edge;
-
-  // Background work starts once the server listens (a process that cannot bind its port must not
-  // keep timers alive) and stops before the database closes.
-  let outbox: ReturnType<typeof startOutbox> | undefined;
-  let jobs: ReturnType<typeof startJobs> | undefined;
-  let backups: ReturnType<typeof startBackups> | undefined;
+  let stopBackground: (() => Promise<void>) | undefined;
   let closing: Promise<void> | undefined;
   return {
     listen: () =>
@@ -166,15 +216,10 @@ export async function createApp(config: Config, log: Logger): Promise<RunningApp
         server.once('error', reject);
         server.listen(config.PORT, config.HOST, () => {
           server.off('error', reject);
-          const { port } = server.address() as AddressInfo;
-          const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST;
-          const origin = `http://${host}:${port}`;
+          const origin = originOf(server, config);
           services = createServices({ config, boundOrigin: origin, db, log, assistantIndex: () => assistantIndex, cache, meter, exposition });
           siteHost = new URL(services.config.SITE_URL).host;
-          outbox = services.config.JOBS_ENABLED ? startOutbox({ services }) : undefined;
-          jobs = startJobs({ services });
-          // The metrics registry's Meter goes here once the composition root has one.
-          backups = startBackups({ services, meter });
+          stopBackground = startBackground(services, meter);
           resolvePromise({ origin, services });
           warmUp(services).catch((error: unknown) => log.warn({ err: error }, 'warm-up failed'));
         });
@@ -182,23 +227,8 @@ export async function createApp(config: Config, log: Logger): Promise<RunningApp
     close: (graceMs = config.SHUTDOWN_GRACE_MS) =>
       (closing ??= (async () => {
         edge.startDraining();
-        await new Promise<void>((resolveClose) => {
-          const force = setTimeout(() => {
-            log.warn({ graceMs }, 'grace period over: closing remaining connections');
-            server.closeAllConnections();
-          }, graceMs);
-          force.unref();
-          // close() stops accepting and (Node >= 19) drops idle keep-alive sockets; requests
-          // in flight, streams included, run to completion.
-          server.close(() => {
-            clearTimeout(force);
-            resolveClose();
-          });
-          server.closeIdleConnections();
-        });
-        await jobs?.stop();
-        await backups?.stop();
-        await outbox?.stop();
+        await drain(server, log, graceMs);
+        await stopBackground?.();
         await limiter.close();
         await db.close();
         assistantIndex.close();

@@ -12,11 +12,13 @@ import { MailboxListSetting, MailboxSetting, SmtpUrl } from '../features/contact
 import { ScheduleText } from '../features/contact/retry-schedule.ts';
 import { siteOrigins } from '../features/contact/contact-request.ts';
 import { isLoopbackHost, refusedRange } from '../lib/outbound-guard.ts';
-import { redactUrl, redactUrlsIn } from '../lib/redact-url.ts';
+import { redactUrlsIn } from '../lib/redact-url.ts';
+import { echo } from './config-secrets.ts';
 import { bool, databaseUrl, DEFAULT_DATABASE_URL, httpUrlWithoutCredentials, list, llmBaseUrl, origin, parseOrigin, parsePort, positiveInt, trustProxy } from './config-values.ts';
 
 export type { TrustProxy };
 export { DEFAULT_DATABASE_URL, isLoopbackHost } from './config-values.ts';
+export { secretValues } from './config-secrets.ts';
 
 export const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('production'),
@@ -200,54 +202,6 @@ export class ConfigError extends Error {
 /** The one line on stderr for a ConfigError before a server exits 78 (`npm start`, `npm run dev`). */
 export function configErrorLine(error: ConfigError): string {
   return `${error.message}. See docs/operators.md, section "Configuration".`;
-}
-
-/** Variables whose value is never echoed in a configuration error. */
-const SECRET_NAME = /KEY|SECRET|TOKEN|PASSWORD/;
-/** Variables that hold a secret value (REDIS_KEY_PREFIX, which matches SECRET_NAME, does not). */
-const SECRET_VARIABLE = /(_KEY|SECRET|TOKEN|PASSWORD)$/;
-/** Variables whose messages already quote the offending item (redacted where needed). */
-const QUOTES_ITEM = new Set(['TRUST_PROXY', 'ALLOWED_ORIGINS']);
-
-/**
- * Every configured secret value, for the logger to blank wherever one turns up
- * (src/lib/redact-secrets.ts): each variable named like a secret, the passwords (or a lone
- * username, often a token) of the connection URLs and their secret-named query parameters, the webhook signing key's bytes, and
- * CONTACT_WEBHOOK_URL, whose path or query is its secret when the receiver has no other.
- */
-export function secretValues(config: Readonly<Config>): string[] {
-  const values: string[] = [];
-  for (const [name, value] of Object.entries(config)) {
-    if (typeof value === 'string' && SECRET_VARIABLE.test(name)) values.push(value);
-  }
-  const webhookSecret = config.CONTACT_WEBHOOK_SECRET;
-  if (webhookSecret !== undefined) values.push(webhookSecret.slice(webhookSecret.indexOf('_') + 1));
-  for (const url of [config.DATABASE_URL, config.REDIS_URL, config.CONTACT_NOTIFY_SMTP_URL]) {
-    const parsed = url === undefined ? undefined : URL.parse(url);
-    if (parsed === undefined || parsed === null) continue;
-    // A lone username is often a token (redis://TOKEN@host); beside a password it is a name.
-    for (const part of [parsed.password || parsed.username]) {
-      if (part === '') continue;
-      values.push(part);
-      try {
-        values.push(decodeURIComponent(part));
-      } catch {
-        // Not valid percent-encoding: the raw form is already listed.
-      }
-    }
-    for (const [name, value] of parsed.searchParams) if (/pass|secret|token|key/i.test(name)) values.push(value);
-  }
-  if (config.CONTACT_WEBHOOK_URL !== undefined) {
-    const hook = new URL(config.CONTACT_WEBHOOK_URL);
-    values.push(config.CONTACT_WEBHOOK_URL, hook.href, hook.pathname, `${hook.pathname}${hook.search}`, ...hook.searchParams.values());
-  }
-  return [...new Set(values)];
-}
-
-/** `(got "...")` for a bad value, with any URL password hidden and secret variables left out. */
-function echo(name: string, value: string | undefined): string {
-  if (value === undefined || SECRET_NAME.test(name) || QUOTES_ITEM.has(name)) return '';
-  return ` (got ${JSON.stringify(redactUrl(value))})`;
 }
 
 /** Parse the environment. Unknown variables are ignored; empty strings count as unset. */

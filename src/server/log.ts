@@ -33,14 +33,34 @@ export interface LogOptions {
 const redactors = new WeakMap<Logger, SecretRedactor>();
 
 /**
+ * Most bytes of log lines that wait for stdout when writes are asynchronous (production). pino's
+ * destination (sonic-boom) buffers without a limit by default: when stdout drains slower than a
+ * flood writes lines (a terminal, a stalled pipe to a log collector), every request's line stayed
+ * in memory. Past this bound lines are dropped, and one warning a second says how many.
+ */
+export const LOG_BUFFER_MAX_BYTES = 4 * 1024 * 1024;
+
+/**
  * The longest a buffered line waits before it is written, ms. Under load the 4 KiB buffer fills
  * and is written long before; an idle server's one warning waited for the next 4 KiB, minutes,
  * or for SIGTERM. One write a second costs nothing next to a write per line.
  */
 export const LOG_FLUSH_INTERVAL_MS = 1_000;
 
+/** Count the lines a full buffer dropped, and say how many once a second (through `log`). */
+function reportDrops(boom: pino.DestinationStream & NodeJS.EventEmitter, log: Logger): void {
+  let dropped = 0;
+  boom.on('drop', () => {
+    if (dropped++ > 0) return;
+    setTimeout(() => {
+      log.warn({ droppedLines: dropped }, 'log lines dropped: stdout did not keep up');
+      dropped = 0;
+    }, 1_000).unref();
+  });
+}
+
 export function createLogger({ level, buffered = false, flushIntervalMs = LOG_FLUSH_INTERVAL_MS, stream, secrets = [] }: LogOptions): Logger {
-  const boom = stream ? undefined : pino.destination({ dest: 1, sync: !buffered, minLength: buffered ? 4096 : 0 });
+  const boom = stream ? undefined : pino.destination({ dest: 1, sync: !buffered, minLength: buffered ? 4096 : 0, ...(buffered ? { maxLength: LOG_BUFFER_MAX_BYTES } : {}) });
   const destination = stream ?? boom!;
   const redact = secretRedactor(secrets);
   const log = pino(
@@ -68,6 +88,7 @@ export function createLogger({ level, buffered = false, flushIntervalMs = LOG_FL
       }
     }, flushIntervalMs).unref();
   }
+  if (boom && buffered) reportDrops(boom, log);
   return log;
 }
 

@@ -124,6 +124,37 @@ function bindChild(entry: Entry, values: Record<string, string>): Child {
   };
 }
 
+/**
+ * The series of family `name` with `labels`, made on first use: checked against the catalog (its
+ * type, its label names) and bounded (MAX_CHILDREN per family).
+ */
+function childOf(entries: ReadonlyMap<string, Entry>, name: string, type: MetricType, labels: Labels | undefined): Child {
+  const entry = entries.get(name);
+  if (entry === undefined) throw new Error(`metric ${name} is not declared in the catalog (src/features/metrics/catalog.ts)`);
+  if (entry.family.type !== type) throw new Error(`metric ${name} is a ${entry.family.type}, not a ${type}`);
+  const names = entry.family.labels;
+  if (entry.only !== undefined && labels === undefined) return entry.only;
+  let node = entry.children;
+  for (let i = 0; i < names.length - 1; i++) {
+    const value = labels?.[names[i]!] ?? '';
+    let next = node.get(value) as ChildTree | undefined;
+    if (next === undefined) node.set(value, (next = new Map()));
+    node = next;
+  }
+  const last = names.length === 0 ? '' : (labels?.[names[names.length - 1]!] ?? '');
+  const found = node.get(last) as Child | undefined;
+  if (found !== undefined) return found;
+  if (labels !== undefined) {
+    for (const label in labels) if (!names.includes(label)) throw new Error(`metric ${name} has no label ${label}`);
+  }
+  if (entry.series >= MAX_CHILDREN) throw new Error(`metric ${name} has more than ${MAX_CHILDREN} series: a label takes unbounded values`);
+  const child = bindChild(entry, Object.fromEntries(names.map((label) => [label, labels?.[label] ?? ''])));
+  node.set(last, child);
+  entry.series += 1;
+  if (names.length === 0) entry.only = child;
+  return child;
+}
+
 export function createMetrics(options: MetricsOptions = {}): Metrics {
   const registry = new Registry();
   if (options.processMetrics !== false) collectDefaultMetrics({ register: registry });
@@ -132,37 +163,10 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     entries.set(family.name, { family, instrument: instrumentOf(family, registry), children: new Map(), series: 0 });
   }
 
-  function childOf(name: string, type: MetricType, labels: Labels | undefined): Child {
-    const entry = entries.get(name);
-    if (entry === undefined) throw new Error(`metric ${name} is not declared in the catalog (src/features/metrics/catalog.ts)`);
-    if (entry.family.type !== type) throw new Error(`metric ${name} is a ${entry.family.type}, not a ${type}`);
-    const names = entry.family.labels;
-    if (entry.only !== undefined && labels === undefined) return entry.only;
-    let node = entry.children;
-    for (let i = 0; i < names.length - 1; i++) {
-      const value = labels?.[names[i]!] ?? '';
-      let next = node.get(value) as ChildTree | undefined;
-      if (next === undefined) node.set(value, (next = new Map()));
-      node = next;
-    }
-    const last = names.length === 0 ? '' : (labels?.[names[names.length - 1]!] ?? '');
-    const found = node.get(last) as Child | undefined;
-    if (found !== undefined) return found;
-    if (labels !== undefined) {
-      for (const label in labels) if (!names.includes(label)) throw new Error(`metric ${name} has no label ${label}`);
-    }
-    if (entry.series >= MAX_CHILDREN) throw new Error(`metric ${name} has more than ${MAX_CHILDREN} series: a label takes unbounded values`);
-    const child = bindChild(entry, Object.fromEntries(names.map((label) => [label, labels?.[label] ?? ''])));
-    node.set(last, child);
-    entry.series += 1;
-    if (names.length === 0) entry.only = child;
-    return child;
-  }
-
   const meter: Meter = {
-    count: (name, labels, by = 1) => childOf(name, 'counter', labels).record(by),
-    observe: (name, value, labels) => childOf(name, 'histogram', labels).record(value),
-    set: (name, value, labels) => childOf(name, 'gauge', labels).record(value),
+    count: (name, labels, by = 1) => childOf(entries, name, 'counter', labels).record(by),
+    observe: (name, value, labels) => childOf(entries, name, 'histogram', labels).record(value),
+    set: (name, value, labels) => childOf(entries, name, 'gauge', labels).record(value),
   };
 
   const collectors = new Map<string, Collector>();

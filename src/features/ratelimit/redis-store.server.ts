@@ -141,6 +141,17 @@ function outageBreaker(log: Logger, retryAfterFailureMs: number, meter: Meter) {
   };
 }
 
+/** Close the connection: politely (QUIT) when Redis answers, and disconnected either way. */
+async function quit(redis: ReturnType<typeof redisClient>): Promise<void> {
+  try {
+    if (redis.status === 'ready') await redis.quit();
+  } catch {
+    // Quitting politely failed (Redis went away meanwhile); disconnect below either way.
+  } finally {
+    redis.disconnect();
+  }
+}
+
 export function createRedisStore(opts: RedisStoreOptions): RedisStore {
   const log = opts.log.child({ component: 'ratelimit' });
   const prefix = opts.prefix ?? 'rl:';
@@ -203,14 +214,8 @@ export function createRedisStore(opts: RedisStoreOptions): RedisStore {
   async function close(): Promise<void> {
     if (closed) return;
     closed = true;
-    try {
-      if (redis.status === 'ready') await redis.quit();
-    } catch {
-      // Quitting politely failed (Redis went away meanwhile); disconnect below either way.
-    } finally {
-      redis.disconnect();
-      await fallback.close();
-    }
+    await quit(redis);
+    await fallback.close();
   }
 
   return {
