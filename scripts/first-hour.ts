@@ -229,7 +229,7 @@ export const EXPECTATIONS: Expectation[] = [
   { command: /^npm run -s backup:verify -- site-backup\.dump$/, how: 'run', check: all(ok, endsLine, contains('ok site-backup.dump: postgres backup taken ', 'checksum ok', '(current)')) },
   { command: /^npm run -s restore -- site-backup\.db$/, how: 'run', check: all(exits(75), (r) => (/^restore: .*\/data\/site\.db is open in another process \(a running server\?\): stop it, then restore\n$/.test(r.stderr) ? undefined : `unexpected stderr: ${r.stderr.slice(0, 300)}`)) },
   // docs/operators.md, Monitoring (promtool: Debian's prometheus package, installed by test/system-deps.sh)
-  { command: /^promtool check rules deploy\/prometheus\/alerts\.yml$/, how: 'run', check: all(ok, contains('SUCCESS: 8 rules found')) },
+  { command: /^promtool check rules deploy\/prometheus\/alerts\.yml$/, how: 'run', check: all(ok, contains('SUCCESS: 9 rules found')) },
   { command: /^promtool test rules deploy\/prometheus\/alerts\.test\.yml$/, how: 'run', check: all(ok, contains('SUCCESS')) },
 ];
 
