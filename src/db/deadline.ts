@@ -46,7 +46,7 @@ export class Deadline {
     if (this.#controller === undefined) {
       const controller = new AbortController();
       this.#controller = controller;
-      const fire = () => controller.abort(new DeadlineExceeded(`the deadline of ${this.budgetMs} ms passed before the database answered; nothing was written`));
+      const fire = () => controller.abort(new DeadlineExceeded(`the database did not answer within ${this.budgetMs} ms, the caller's deadline`));
       const left = this.at - Date.now();
       if (left <= 0) fire();
       else this.#timer = setTimeout(fire, left);
