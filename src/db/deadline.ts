@@ -72,10 +72,13 @@ export class Deadline {
  * but ROLLBACK starts after it. The returned promise settles by the deadline even when the
  * database has gone silent: once the signal has fired, `work` has the rest of that turn of the
  * event loop to report its own cause (a lock, a statement timeout), then the deadline is the answer.
+ * A PostgreSQL statement already sent by then runs on at the server (up to its statement timeout):
+ * a write that must not land late runs in a transaction, whose COMMIT is then refused.
  */
 export async function within<T>(kysely: Kysely<Database>, deadline: Deadline | number, work: (db: Kysely<Database>) => Promise<T>): Promise<T> {
   const bound = typeof deadline === 'number' ? Deadline.after(deadline) : deadline;
   const signal = bound.signal;
+  if (signal.aborted) throw new DeadlineExceeded('the deadline had passed before the database was asked; nothing was written');
   let connected = false;
   const attempt = kysely.connection().execute((db) => {
     connected = true;

@@ -61,6 +61,9 @@ describe.each(ENGINES)('DbHandle.within on %s', (engine) => {
     await expect(outcome).rejects.toBeInstanceOf(DeadlineExceeded);
     expect(refused).toBeInstanceOf(DeadlineExceeded);
     expect((refused as Error).message).toMatch(/before the statement could run; nothing was written/);
+    // A deadline already gone asks the database nothing.
+    const asked = db.handle.within(Deadline.at(Date.now() - 1), (kysely) => insert(kysely, 'too late'));
+    await expect(asked).rejects.toThrow(/had passed before the database was asked/);
     expect(await countRows(db.handle)).toBe(0);
   });
 
