@@ -48,6 +48,20 @@ export const LOG_BUFFER_MAX_BYTES = 4 * 1024 * 1024;
  */
 export const LOG_FLUSH_INTERVAL_MS = 1_000;
 
+/**
+ * sonic-boom in buffer mode, each line encoded once as it is handed over. In its default (utf8)
+ * mode it appends a line to the last waiting string and measures that string's UTF-8 length on
+ * every write, so V8 flattened the growing concatenation once per line: a copy of up to 16 KiB
+ * of waiting lines for each line, 9 % of all allocation in a flood of contact submissions
+ * (bench/NOTES.md, "Memory round"). In buffer mode it keeps the Buffers in a list and adds up
+ * their lengths. `flush` is pino's `log.flush()`.
+ */
+function encodeOnce(boom: ReturnType<typeof pino.destination>): pino.DestinationStream & { flush(cb?: (err?: Error) => unknown): void } {
+  // Typed for strings; in buffer mode it takes Buffers (sonic-boom's writeBuffer).
+  const writeBytes = boom.write.bind(boom) as unknown as (bytes: Uint8Array) => boolean;
+  return { write: (line: string) => void writeBytes(Buffer.from(line)), flush: (cb) => boom.flush(cb) };
+}
+
 /** Count the lines a full buffer dropped, and say how many once a second (through `log`). */
 function reportDrops(boom: pino.DestinationStream & NodeJS.EventEmitter, log: Logger): void {
   let dropped = 0;
@@ -61,8 +75,8 @@ function reportDrops(boom: pino.DestinationStream & NodeJS.EventEmitter, log: Lo
 }
 
 export function createLogger({ level, buffered = false, flushIntervalMs = LOG_FLUSH_INTERVAL_MS, stream, secrets = [] }: LogOptions): Logger {
-  const boom = stream ? undefined : pino.destination({ dest: 1, sync: !buffered, minLength: buffered ? 4096 : 0, ...(buffered ? { maxLength: LOG_BUFFER_MAX_BYTES } : {}) });
-  const destination = stream ?? boom!;
+  const boom = stream ? undefined : pino.destination({ dest: 1, sync: !buffered, contentMode: 'buffer', minLength: buffered ? 4096 : 0, ...(buffered ? { maxLength: LOG_BUFFER_MAX_BYTES } : {}) });
+  const destination = stream ?? encodeOnce(boom!);
   const redact = secretRedactor(secrets);
   const log = pino(
     {
