@@ -17,7 +17,7 @@ const URL_FIELDS = new Set(['DATABASE_URL', 'REDIS_URL', 'LLM_BASE_URL', 'CONTAC
 const SECRET_FIELDS = new Set(['LLM_API_KEY', 'apiKey', 'password', 'authorization', 'cookie']);
 
 /** What replaces a secret field's value (the same mark as a configured secret's, redact-secrets.ts). */
-export const FIELD_MARK = '[redacted]';
+const FIELD_MARK = '[redacted]';
 
 /**
  * The fields pino's `redact` censors by name at the top level (a key lookup per field, pino's
