@@ -15,8 +15,9 @@
  * for a whole interval and the resident set has grown `growthBytes` past where the last
  * compaction (or start-up) left it, it runs that collection, at most once per `minGapMs`. It
  * pauses the process (0.1 to 1 s on a loaded machine), so only when no request was being served.
- * `gc` comes from a fresh V8 context created with `--expose-gc` on, which Node documents
- * `v8.setFlagsFromString` for; the flag is turned off again, so nothing else sees `gc`.
+ * `gc` comes from a fresh V8 context created with `--expose-gc` on (`v8.setFlagsFromString`, as
+ * jest's leak detector gets it); the flag is turned off again, so no later context sees `gc`, and
+ * `npm start`'s command line needs no flag.
  */
 import { performance } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
