@@ -19,7 +19,7 @@ import { chatEndpoint, type ChatDeps } from '../features/chat/chat.endpoint.ts';
 import { CHAT_LIMITS } from '../features/chat/chat-request.ts';
 import { CHAT_ORIGIN_GATE } from '../features/chat/origin-policy.ts';
 import { challengeEndpoint, type ChallengeDeps } from '../features/contact/altcha.server.ts';
-import { CONTACT_LIMITS } from '../features/contact/contact.ts';
+import { CONTACT_LIMITS } from '../features/contact/contact-limits.ts';
 import { contactEndpoint, type ContactDeps } from '../features/contact/contact.endpoint.ts';
 import { dataEndpoint, type DataDeps } from '../features/stats/data.endpoint.ts';
 import { DATE_RANGE_PARAMETERS } from '../features/stats/date-range.ts';

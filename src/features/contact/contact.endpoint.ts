@@ -28,7 +28,10 @@ import { ALTCHA_FIELD } from './altcha.ts';
 import { spendSolution } from './altcha.server.ts';
 import { formPageResponse } from './contact-page.server.ts';
 import { bodyKindOf, checkFormRepresentation, checkNotMisdeclaredJson, checkSameOrigin, formFields, siteOrigins, wantsHtml, type BodyKind } from './contact-request.ts';
-import { CONTACT_BODY, isHoneypotFilled, parseContactPayload, parseIdempotencyKey, type ContactPayload } from './contact.ts';
+import { CONTACT_BODY, parseContactPayload } from './contact-parse.ts';
+import type { ContactPayload } from './contact-payload.ts';
+import { isHoneypotFilled } from './honeypot.ts';
+import { parseIdempotencyKey } from './idempotency-key.ts';
 import { IdempotencyKeyReused, storeSubmission, type StoreResult } from './contact.server.ts';
 import { spamHeuristic } from './spam.ts';
 

@@ -6,7 +6,7 @@
  * after which it is delivered like the rest (deliveries.server.ts).
  *
  * The signals, in the order the contact endpoint checks them:
- * 1. the honeypot (contact.ts, HONEYPOT_FIELD) holds anything: `honeypot`;
+ * 1. the honeypot (honeypot.ts, HONEYPOT_FIELD) holds anything: `honeypot`;
  * 2. with the proof of work on, a solution that is malformed, forged, wrong, expired or already
  *    spent: `proof of work: <why>` (a missing one is still refused with 400 challenge_required,
  *    which tells a person without JavaScript what to do and a bot nothing it could not read on

@@ -1,16 +1,12 @@
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
-import {
-  CONTACT_LIMITS,
-  ContactPayload,
-  contactDelivery,
-  IdempotencyKey,
-  isHoneypotFilled,
-  parseContactPayload,
-  parseIdempotencyKey,
-  sameContent,
-  submissionContent,
-} from '../../../../src/features/contact/contact.ts';
+import { contactDelivery } from '../../../../src/features/contact/contact-delivery.ts';
+import { CONTACT_LIMITS } from '../../../../src/features/contact/contact-limits.ts';
+import { parseContactPayload } from '../../../../src/features/contact/contact-parse.ts';
+import { ContactPayload } from '../../../../src/features/contact/contact-payload.ts';
+import { isHoneypotFilled } from '../../../../src/features/contact/honeypot.ts';
+import { IdempotencyKey, parseIdempotencyKey } from '../../../../src/features/contact/idempotency-key.ts';
+import { sameContent, submissionContent } from '../../../../src/features/contact/submission-content.ts';
 import { declaresForeignCharset, isJsonMediaType } from '../../../../src/lib/media-type.ts';
 import { PATHS } from '../../../../src/lib/paths.ts';
 import { routeOf } from '../../../../src/server/routes.ts';
