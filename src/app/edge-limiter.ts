@@ -73,7 +73,7 @@ export function createEdgeLimiter(config: Config, log: Logger, options: EdgeLimi
     : createMemoryStore();
   const { db } = options;
   const keys: KeyResolver | undefined = db && createKeyResolver({
-    find: (tokenHash) => db.withDeadline(KEY_LOOKUP_DEADLINE_MS, () => findLiveKey(db.kysely, tokenHash)),
+    find: (tokenHash) => db.within(KEY_LOOKUP_DEADLINE_MS, (kysely) => findLiveKey(kysely, tokenHash)),
     ttlMs: config.API_KEY_CACHE_SECONDS * 1000,
     now,
   });
