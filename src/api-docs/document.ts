@@ -8,7 +8,7 @@
 import { createDocument } from 'zod-openapi';
 import { ChatRequest } from '../features/chat/chat-request.ts';
 import { sendChatMessage } from '../features/chat/chat.openapi.ts';
-import { ContactPayload } from '../features/contact/contact.ts';
+import { ContactPayload } from '../features/contact/contact-payload.ts';
 import { getContactChallenge, submitContact } from '../features/contact/contact.openapi.ts';
 import { contactSubmissionWebhook } from '../features/contact/contact-webhook.openapi.ts';
 import { listNews } from '../features/news/news.openapi.ts';

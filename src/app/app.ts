@@ -25,6 +25,7 @@ import { recentCheck } from '../lib/probes.ts';
 import { ASSISTANT_INDEX_FILE } from '../features/chat/index-writer.ts';
 import { AssistantIndex } from '../features/chat/assistant-index.ts';
 import { chatEndpoint } from '../features/chat/chat.endpoint.ts';
+import { originSettingsOf } from '../lib/cors-decision.ts';
 import { PATHS } from '../lib/paths.ts';
 import { engineOf } from '../db/create-db.ts';
 import { NO_METER, type Meter } from '../lib/meter.ts';
@@ -51,9 +52,9 @@ export interface RunningApp {
  * pages read).
  */
 async function warmUp(services: Services): Promise<void> {
-  const origin = services.config.ALLOWED_ORIGINS[0] ?? services.config.SITE_URL;
   const body = new TextEncoder().encode(JSON.stringify({ messages: [{ role: 'user', content: 'hello' }] }));
-  const headers = new Headers({ 'content-type': 'application/json', origin });
+  // No Origin: the endpoint is called past the edge, whose CORS decision is the only origin check.
+  const headers = new Headers({ 'content-type': 'application/json' });
   const url = new URL(PATHS.chat, services.config.SITE_URL);
   const answer = await chatEndpoint({ method: 'POST', url, headers, body, deadline: Date.now() + 10_000, signal: AbortSignal.timeout(10_000) }, { ...services, chunkDelayMs: 0 });
   if (answer.body instanceof ReadableStream) await new Response(answer.body).arrayBuffer();
@@ -181,6 +182,8 @@ export async function createApp(config: Config, log: Logger): Promise<RunningApp
   // Set by listen(), synchronously in the bind callback, so before any request can arrive.
   let services: Services | undefined;
   let siteHost = '';
+  // Nothing is allowed until the services exist (no request arrives before).
+  let origins = originSettingsOf(undefined);
   const running = (): Services => {
     if (!services) throw new Error('the app is not listening yet');
     return services;
@@ -197,7 +200,7 @@ export async function createApp(config: Config, log: Logger): Promise<RunningApp
     cache,
     limiter,
     clientKey: clientKeys(config),
-    allowedOrigins: () => running().config.ALLOWED_ORIGINS,
+    origins: () => origins,
     trustedProxy: (req) => isTrustedProxy(req.socket.remoteAddress, config.TRUST_PROXY),
     https: config.SITE_URL.startsWith('https:'),
     siteHost: () => siteHost,
@@ -219,6 +222,7 @@ export async function createApp(config: Config, log: Logger): Promise<RunningApp
           const origin = originOf(server, config);
           services = createServices({ config, boundOrigin: origin, db, log, assistantIndex: () => assistantIndex, cache, meter, exposition });
           siteHost = new URL(services.config.SITE_URL).host;
+          origins = originSettingsOf(services.config);
           stopBackground = startBackground(services, meter);
           resolvePromise({ origin, services });
           warmUp(services).catch((error: unknown) => log.warn({ err: error }, 'warm-up failed'));

@@ -1,7 +1,7 @@
 /**
- * CORS answers for credential-less cross-origin callers (Fetch standard, "CORS protocol"): the
- * edge uses them for every route the route table marks `origins`, the chat route for its
- * preflight, so every response agrees on what a cross-origin page may read.
+ * CORS answers for credential-less cross-origin callers (Fetch standard, "CORS protocol"), as the
+ * one CORS decision (cors-decision.ts) gives them, preflights included, so every response agrees
+ * on what a cross-origin page may read.
  */
 
 /**
@@ -10,7 +10,7 @@
  * Retry-After (RFC 9110 section 10.2.3), the request id for support requests, and the validators
  * and Date a client needs to revalidate and to time a reset against the server's clock, Link
  * (RFC 8288), which carries a chat reply's sources, and the data interface's settlement headers.
- * One list, used by the edge and by the chat route. Listed one by one: `*` is not a wildcard for
+ * One list, for every route. Listed one by one: `*` is not a wildcard for
  * names in every browser.
  */
 export const EXPOSED_HEADERS = [
@@ -40,7 +40,7 @@ export const PREFLIGHT_MAX_AGE_SECONDS = 600;
 export interface CorsOptions {
   /** The request's `Origin`, or undefined for same-origin GETs and non-browser clients. */
   origin: string | undefined;
-  /** Whether that origin is allowed (decided by the caller, e.g. `checkOrigin`). */
+  /** Whether that origin is allowed (decided by the caller, e.g. `checkOrigin` in cors-decision.ts). */
   allowed: boolean;
   /** Extra exposed headers for this route, added to `EXPOSED_HEADERS`. */
   expose?: readonly string[];

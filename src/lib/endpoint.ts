@@ -11,6 +11,7 @@
  * pipeline cost about 250 us a request and a Fetch pair 70-90 us of a 480 us cache miss
  * (undici's body streams; bench/NOTES.md).
  */
+import { judgeCors, originSettingsOf, type CorsDecision, type CorsPolicy, type OriginSettings } from './cors-decision.ts';
 import { errorResponse, HttpError } from './http-error.ts';
 import { answers, endpointMethod, methodNotAllowed, type Method } from './methods.ts';
 import { unknownParameters, unknownParametersError } from './query-params.ts';
@@ -65,6 +66,8 @@ export interface EndpointLimits {
   /** The query parameters the route reads; with `strictQuery`, any other is refused (400). */
   query?: readonly string[];
   strictQuery?: boolean;
+  /** The route's CORS policy (src/lib/cors-decision.ts); undefined: none. */
+  cors?: CorsPolicy;
 }
 
 /** Milliseconds left before the request's deadline, never below 1 (a budget of 0 means "none"). */
@@ -86,9 +89,10 @@ export function bodyTooLarge(limit: number): HttpError {
  * its GET), its body read within `limits.bodyLimit` (never more is buffered):
  * the Astro adapter's way in under `astro dev`, and the tests' way to call an endpoint directly.
  */
-async function plainRequestOf(request: Request, limits: EndpointLimits): Promise<PlainRequest> {
+async function plainRequestOf(request: Request, limits: EndpointLimits, cors: CorsDecision): Promise<PlainRequest> {
   const method = request.method;
   if (!answers(limits.methods, method)) throw methodNotAllowed(method, limits.methods);
+  if (cors.refusal) throw cors.refusal;
   const url = new URL(request.url);
   const unknown = limits.strictQuery ? unknownParameters(url.searchParams, limits.query ?? []) : undefined;
   if (unknown) throw unknownParametersError(url.pathname, unknown, limits.query ?? []);
@@ -128,21 +132,31 @@ async function readFetchBody(request: Request, limit: number): Promise<Uint8Arra
 
 /**
  * An endpoint over Fetch types: the Astro adapter under `astro dev` (src/server/astro-endpoint.ts)
- * and tests that call a feature directly. A body past the limit is the 413 the edge would send.
+ * and tests that call a feature directly. The same CORS decision as the edge's, with the
+ * operator's `origins` (none given: no origin is allowed), in the edge's order: after the method
+ * rule, before the body is read. A body past the limit is the 413 the edge would send.
  */
-export async function callOverFetch<Deps>(endpoint: Endpoint<Deps>, request: Request, deps: Deps, limits: EndpointLimits): Promise<Response> {
+export async function callOverFetch<Deps>(endpoint: Endpoint<Deps>, request: Request, deps: Deps, limits: EndpointLimits, origins: OriginSettings = originSettingsOf(undefined)): Promise<Response> {
+  const cors = judgeCors(limits.cors ?? 'none', request.method, limits.methods, request.headers.get('origin') ?? undefined, origins);
   let plain: PlainRequest;
   try {
-    plain = await plainRequestOf(request, limits);
+    plain = await plainRequestOf(request, limits, cors);
   } catch (error) {
-    return errorResponse(error, new URL(request.url).pathname);
+    return withHeaders(errorResponse(error, new URL(request.url).pathname), cors.headers);
   }
+  if (cors.preflight) return new Response(null, { status: 204, headers: { ...cors.headers, ...cors.preflight } });
   const answer = await endpoint(plain, deps);
   if (plain.headOnly && answer.body instanceof ReadableStream) await answer.body.cancel();
-  return fetchResponseOf(answer, plain.headOnly === true);
+  return fetchResponseOf(answer, plain.headOnly === true, cors.headers);
 }
 
-/** A plain answer as a Fetch Response; a HEAD's without content. */
-function fetchResponseOf(plain: PlainResponse, headOnly: boolean): Response {
-  return new Response(headOnly ? null : (plain.body as BodyInit | null), { status: plain.status, headers: plain.headers });
+/** A plain answer as a Fetch Response, after the CORS headers; a HEAD's without content. */
+function fetchResponseOf(plain: PlainResponse, headOnly: boolean, cors: CorsDecision['headers']): Response {
+  return new Response(headOnly ? null : (plain.body as BodyInit | null), { status: plain.status, headers: { ...cors, ...plain.headers } });
+}
+
+/** An error response with the CORS headers it does not already carry. */
+function withHeaders(response: Response, headers: CorsDecision['headers']): Response {
+  for (const name in headers) if (!response.headers.has(name)) response.headers.set(name, headers[name]!);
+  return response;
 }

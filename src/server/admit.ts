@@ -1,10 +1,11 @@
 /**
  * The pipeline's first stage: the policies every request passes before any work, each judged
- * here once from the route table: a known method, CORS, the rate limit (a refused request costs
+ * here once from the route table: a known method, CORS (its headers first; a gated route's refusal
+ * or preflight after the method check), the rate limit (a refused request costs
  * no body, database or assistant), hidden paths, the route's methods (405 with Allow), and the
  * strict query, which also gives the response-cache key. Returns the refusal, or nothing.
  */
-import { corsHeaders, EXPOSED_HEADERS } from '../lib/cors.ts';
+import { judgeCors, type CorsDecision } from '../lib/cors-decision.ts';
 import { HttpError } from '../lib/http-error.ts';
 import { answers, KNOWN_METHODS, methodNotAllowed, type Method } from '../lib/methods.ts';
 import { unknownParametersError } from '../lib/query-params.ts';
@@ -14,20 +15,16 @@ import { errorAnswer, type PlainAnswer } from './respond.ts';
 import { cacheKeyOf } from './routes.ts';
 import { readStrictQuery } from './strict-query.ts';
 
-/** Public read resources: any page may fetch them and read the limit headers. */
-const PUBLIC_READ_CORS: readonly string[] = ['access-control-allow-origin', '*', 'access-control-expose-headers', EXPOSED_HEADERS.join(', ')];
 /** A prebuilt file is a read resource, whatever route it lies under. */
 const FILE_METHODS: readonly Method[] = ['GET'];
 
-function addCors(deps: EdgeDeps, x: Exchange): void {
-  const { req, route, head } = x;
-  if (route.cors === 'none') return;
-  if (route.cors === 'public' && (x.method === 'GET' || x.method === 'HEAD')) {
-    head.push(...PUBLIC_READ_CORS);
-    return;
-  }
-  const headers = corsHeaders({ origin: req.headers.origin, allowed: req.headers.origin !== undefined && deps.allowedOrigins().includes(req.headers.origin) });
+/** The request's one CORS decision (src/lib/cors-decision.ts): its headers go on every response. */
+function corsOf(deps: EdgeDeps, x: Exchange): CorsDecision {
+  const { route, head } = x;
+  const decision = judgeCors(route.cors, x.method, route.methods, x.req.headers.origin, deps.origins());
+  const { headers } = decision;
   for (const name in headers) head.push(name, headers[name]!);
+  return decision;
 }
 
 export async function admit({ deps }: EdgeParts, x: Exchange): Promise<PlainAnswer | undefined> {
@@ -36,7 +33,7 @@ export async function admit({ deps }: EdgeParts, x: Exchange): Promise<PlainAnsw
   // TRACE, CONNECT and inventions: refused here, before the rate limit and before the Fetch
   // Request Astro builds (which cannot represent some of them) turns them into a 500.
   if (!KNOWN_METHODS.has(method)) return errorAnswer(route, methodNotAllowed(method, route.methods));
-  addCors(deps, x);
+  const cors = corsOf(deps, x);
   // Prebuilt files answer whatever the query string (?utm_source=… on a page, a cache-buster on
   // /api/news), like any static server.
   const { pathname } = x.url;
@@ -53,6 +50,10 @@ export async function admit({ deps }: EdgeParts, x: Exchange): Promise<PlainAnsw
   if (route.kind === 'hidden' || (route.prebuiltOnly && !x.file)) return errorAnswer(route, new HttpError('not_found', { detail: `Nothing is served at ${pathname}.` }));
   const methods = x.file ? FILE_METHODS : route.methods;
   if (!answers(methods, method)) return errorAnswer(route, methodNotAllowed(method, methods));
+  // A gated route's caller refused, or its preflight answered, before the body is read.
+  if (cors.refusal) return errorAnswer(route, cors.refusal);
+  // Written as an endpoint's answer would be: a 204 has no body and no Content-Length (RFC 9110 section 8.6).
+  if (cors.preflight) return { kind: 'plain', response: { status: 204, headers: { ...cors.preflight }, body: null }, edge: false };
   // Probes are never cached: each answer is the service's state now.
   if (x.file || route.kind === 'probe' || (method !== 'GET' && method !== 'HEAD')) return undefined;
   if (!route.strictQuery) {

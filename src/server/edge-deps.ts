@@ -4,6 +4,7 @@
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
+import type { OriginSettings } from '../lib/cors-decision.ts';
 import type { HttpError } from '../lib/http-error.ts';
 import type { RequestObserver } from './observation.ts';
 import type { ResponseCache } from './response-cache.ts';
@@ -43,8 +44,12 @@ export interface EdgeDeps {
   cache: ResponseCache;
   limiter?: EdgeLimiter;
   clientKey?: (req: IncomingMessage) => string;
-  /** Origins whose pages may call the write endpoints and read the limit headers (read per request: PORT=0 learns its origin at listen). */
-  allowedOrigins: () => readonly string[];
+  /**
+   * Origins whose pages may call the write endpoints and read the limit headers, and whether a
+   * gated route (the chat) answers requests without Origin: the settings of the one CORS decision
+   * (src/lib/cors-decision.ts). Read per request: PORT=0 learns its origin at listen.
+   */
+  origins: () => OriginSettings;
   https: boolean;
   /** The site's public host, handed to Astro as Host (read per request, as above). */
   siteHost: () => string;

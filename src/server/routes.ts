@@ -9,6 +9,7 @@
  * Paths without an endpoint are pages, prebuilt files and Astro's own: the edge serves the files
  * and hands the rest to Astro's handler.
  */
+import type { CorsPolicy } from '../lib/cors-decision.ts';
 import { interfaceOf, type ApiInterface } from '../lib/http-error.ts';
 import type { Endpoint } from '../lib/endpoint.ts';
 import type { Method } from '../lib/methods.ts';
@@ -16,8 +17,9 @@ import { PATHS } from '../lib/paths.ts';
 import type { RateClass } from '../lib/rate-class.ts';
 import { chatEndpoint, type ChatDeps } from '../features/chat/chat.endpoint.ts';
 import { CHAT_LIMITS } from '../features/chat/chat-request.ts';
+import { CHAT_ORIGIN_GATE } from '../features/chat/origin-policy.ts';
 import { challengeEndpoint, type ChallengeDeps } from '../features/contact/altcha.server.ts';
-import { CONTACT_LIMITS } from '../features/contact/contact.ts';
+import { CONTACT_LIMITS } from '../features/contact/contact-limits.ts';
 import { contactEndpoint, type ContactDeps } from '../features/contact/contact.endpoint.ts';
 import { dataEndpoint, type DataDeps } from '../features/stats/data.endpoint.ts';
 import { DATE_RANGE_PARAMETERS } from '../features/stats/date-range.ts';
@@ -45,8 +47,8 @@ export interface Route {
    * production (Astro's `/_image` endpoint: no page uses it, and it answered unlimited 500s).
    */
   kind: 'api' | 'page' | 'probe' | 'hidden';
-  /** `public`: any origin may read it (`*`, GET/HEAD); `origins`: ALLOWED_ORIGINS only; `none`. */
-  cors: 'public' | 'origins' | 'none';
+  /** Who may call it across origins, judged once per request by the edge (src/lib/cors-decision.ts). */
+  cors: CorsPolicy;
   /** Largest request body accepted, in bytes (413 past it, read once by the edge). */
   bodyLimit: number;
   /**
@@ -138,8 +140,8 @@ const EXACT = new Map<string, Route>(
     route(PATHS.contact, { kind: 'api', cors: 'origins', methods: ['POST'], bodyLimit: CONTACT_LIMITS.bodyBytes, rate: writes('contact'), endpoint: contactEndpoint }),
     // Fetched by the contact page on load: the site's class, never cached (no-store).
     route(PATHS.contactChallenge, { kind: 'api', cors: 'origins', methods: READ, endpoint: challengeEndpoint }),
-    // OPTIONS: the CORS preflight of the chat widget on a partner's page.
-    route(PATHS.chat, { kind: 'api', cors: 'origins', methods: ['OPTIONS', 'POST'], bodyLimit: CHAT_LIMITS.maxBodyBytes, rate: writes('chat'), endpoint: chatEndpoint }),
+    // Allowed callers only; OPTIONS: the CORS preflight of the chat widget on a partner's page, answered by the edge.
+    route(PATHS.chat, { kind: 'api', cors: CHAT_ORIGIN_GATE, methods: ['OPTIONS', 'POST'], bodyLimit: CHAT_LIMITS.maxBodyBytes, rate: writes('chat'), endpoint: chatEndpoint }),
     // Every response of the data interface carries its own rate-limit headers, whatever the method.
     route(PATHS.data, { kind: 'api', cors: 'public', methods: READ, rate: always('data'), query: DATE_RANGE_PARAMETERS, strictQuery: true, endpoint: dataEndpoint }),
     route(PATHS.healthz, { kind: 'probe', methods: READ, rate: always(null) }),

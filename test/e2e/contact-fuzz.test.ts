@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anyValue, contactLike } from '../helpers/contact-arbitraries.ts';
-import { PRIORITIES } from '../../src/features/contact/contact.ts';
+import { PRIORITIES } from '../../src/features/contact/contact-payload.ts';
 import { startServer, type RunningServer } from '../helpers/server.ts';
 
 /** Raised so that a 429 cannot happen: it would hide the statuses under test. */

@@ -1,6 +1,6 @@
 /** fast-check generators for what a client might send to `POST /api/contact`. */
 import fc from 'fast-check';
-import { PRIORITIES } from '../../src/features/contact/contact.ts';
+import { PRIORITIES } from '../../src/features/contact/contact-payload.ts';
 
 /** Any JSON value, a few levels deep. */
 export const anyValue = fc.jsonValue({ maxDepth: 3 });

@@ -1,19 +1,18 @@
 /**
- * `POST /api/chat` and its preflight as one endpoint (src/lib/endpoint.ts), bound to its path in
- * the route table. docs/interface.md sections 3 and 5: 400 for a bad ChatRequest, 403 for an
- * origin that is not allowed, 200 `text/plain` streamed otherwise; OPTIONS is the CORS preflight.
+ * `POST /api/chat` as an endpoint (src/lib/endpoint.ts), bound to its path in the route table.
+ * docs/interface.md sections 3 and 5: 400 for a bad ChatRequest, 200 `text/plain` streamed
+ * otherwise. Who may call it (403 for an origin that is not allowed), its CORS headers and its
+ * preflight are the route's CORS policy (origin-policy.ts), judged before the endpoint runs.
  */
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { HttpError, renderError, toHttpError } from '../../lib/http-error.ts';
-import type { Endpoint, PlainRequest, PlainResponse } from '../../lib/endpoint.ts';
+import type { Endpoint } from '../../lib/endpoint.ts';
 import { composeReply, CONTACT_PATH, replyChunks, retrieve, sourcesOf, type BuiltInReply } from './built-in-assistant.ts';
 import { parseJsonBody } from '../../lib/json-body.ts';
 import { CHAT_BODY, chatRequestFrom, type ChatMessage } from './chat-request.ts';
-import { corsHeaders, preflightHeaders } from '../../lib/cors.ts';
 import type { AssistantIndex, SearchHit } from './assistant-index.ts';
 import type { LlmSettings } from './llm-assistant.server.ts';
-import { checkOrigin, originError, type OriginPolicy } from './origin-policy.ts';
 import { providerFailure } from './provider-failure.ts';
 import { isLoopbackHost, publicFetch } from '../../lib/outbound-guard.ts';
 import { formatSourcesLink, type ChatSource } from './sources.ts';
@@ -23,8 +22,6 @@ import { NO_METER, type Meter } from '../../lib/meter.ts';
 /** The settings the chat reads (help-facts.ts: the limits its help pages state); the composition root's configuration has them all. */
 export interface ChatSettings extends HelpFactsConfig {
   SITE_URL: string;
-  ALLOWED_ORIGINS: readonly string[];
-  CHAT_ALLOW_NO_ORIGIN: boolean;
   LLM_BASE_URL?: string | undefined;
   LLM_MODEL?: string | undefined;
   LLM_API_KEY?: string | undefined;
@@ -50,7 +47,7 @@ export interface ChatDeps {
   meter?: Meter;
 }
 
-/** Methods the route answers (as the route table declares them), named in the preflight's `Allow`. */
+/** Methods the route answers (as the route table declares them), named in the 405's `Allow` (chat.openapi.ts). */
 export const CHAT_ALLOW = 'OPTIONS, POST';
 
 const REPLY_HEADERS = {
@@ -65,26 +62,14 @@ const REPLY_HEADERS = {
 
 const UNAVAILABLE_TEXT = `Sorry, I can't look anything up right now. Please try again in a moment, or write to the team: ${CONTACT_PATH}`;
 
-function policyOf(deps: ChatDeps): OriginPolicy {
-  return { allowedOrigins: deps.config.ALLOWED_ORIGINS, allowNoOrigin: deps.config.CHAT_ALLOW_NO_ORIGIN };
-}
-
-function problem(error: HttpError, request: PlainRequest, headers: Record<string, string>): PlainResponse {
-  const rendered = renderError(error, request.url.pathname);
-  return { status: rendered.status, headers: { ...rendered.headers, ...headers }, body: rendered.body };
-}
-
-/** The route table declares OPTIONS and POST; the caller refuses any other method with 405 (src/lib/methods.ts). */
-export const chatEndpoint: Endpoint<ChatDeps> = async (request, deps) => (request.method === 'OPTIONS' ? preflight(request, deps) : answerChat(request, deps));
-
-/** Validate, then stream the reply. Never throws. */
-async function answerChat(request: PlainRequest, deps: ChatDeps): Promise<PlainResponse> {
+/**
+ * Validate, then stream the reply. Never throws. The route table declares OPTIONS and POST: the
+ * caller refuses any other method with 405 (src/lib/methods.ts) and answers OPTIONS itself.
+ */
+export const chatEndpoint: Endpoint<ChatDeps> = async (request, deps) => {
   const started = performance.now();
   const meter = deps.meter ?? NO_METER;
-  const decision = checkOrigin(request.headers.get('origin'), policyOf(deps));
-  const cors = corsHeaders({ origin: decision.origin, allowed: decision.allowed });
   try {
-    if (!decision.allowed) throw originError(decision);
     const chat = chatRequestFrom(parseJsonBody(request.body ?? new Uint8Array(0), request.headers, CHAT_BODY));
     // Stopped by the client going away (the request's signal) or by the reader cancelling.
     const stop = new AbortController();
@@ -93,26 +78,12 @@ async function answerChat(request: PlainRequest, deps: ChatDeps): Promise<PlainR
     const link = formatSourcesLink(reply.sources);
     meter.count('chat_replies_total', { assistant: reply.assistant });
     const body = replyStream(reply, signal, stop, deps.log, () => meter.observe('chat_first_byte_seconds', (performance.now() - started) / 1000, { assistant: reply.assistant }));
-    return { status: 200, headers: { ...REPLY_HEADERS, ...cors, ...(link ? { link } : {}) }, body };
+    return { status: 200, headers: { ...REPLY_HEADERS, ...(link ? { link } : {}) }, body };
   } catch (error) {
     if (!(error instanceof HttpError)) deps.log.error({ err: error }, 'chat request failed');
-    return problem(toHttpError(error), request, cors);
+    return renderError(toHttpError(error), request.url.pathname);
   }
-}
-
-/**
- * `OPTIONS /api/chat`: a CORS preflight from an allowed origin gets 204 with what it may send;
- * from another origin, 403 without CORS headers (so the browser refuses the call). An OPTIONS
- * without Origin is a plain capability query (RFC 9110 section 9.3.7) and gets `Allow`.
- */
-async function preflight(request: PlainRequest, deps: ChatDeps): Promise<PlainResponse> {
-  const origin = request.headers.get('origin');
-  if (!origin) return { status: 204, headers: { allow: CHAT_ALLOW }, body: null };
-  const decision = checkOrigin(origin, policyOf(deps));
-  if (!decision.allowed) return problem(originError(decision), request, { vary: 'Origin' });
-  const headers = preflightHeaders({ origin, allowed: true, methods: ['POST'], headers: ['content-type'] });
-  return { status: 204, headers: { ...headers, allow: CHAT_ALLOW }, body: null };
-}
+};
 
 /** A reply ready to stream: who answers, from which pages, and its text pieces (pulled on demand). */
 interface PreparedReply {

@@ -20,7 +20,7 @@
  */
 import { z } from 'zod';
 import { DEFAULT_KEY_DAY, DEFAULT_KEY_MINUTE } from '../apikeys/api-key.ts';
-import { CONTACT_LIMITS } from '../contact/contact.ts';
+import { CONTACT_LIMITS } from '../contact/contact-limits.ts';
 import type { RateLimitSettings } from '../ratelimit/policies.ts';
 import { MAX_RANGE_DAYS } from '../stats/date-range.ts';
 import { CHAT_LIMITS } from './chat-request.ts';
@@ -51,8 +51,8 @@ export const HelpFacts = z.strictObject({
   'assistant.maxMessageChars': fact('Longest assistant message, in characters.', 'CHAT_LIMITS.maxContentChars (src/features/chat/chat-request.ts)'),
   'assistant.maxMessages': fact('Most messages of a conversation sent in one request.', 'CHAT_LIMITS.maxMessages (src/features/chat/chat-request.ts)'),
   'assistant.maxBodyBytes': fact('Largest assistant request body, in bytes.', 'CHAT_LIMITS.maxBodyBytes (src/features/chat/chat-request.ts)'),
-  'contact.maxMessageChars': fact('Longest contact form message, in characters.', 'CONTACT_LIMITS.messageChars (src/features/contact/contact.ts)'),
-  'contact.maxBodyBytes': fact('Largest contact form request body, in bytes.', 'CONTACT_LIMITS.bodyBytes (src/features/contact/contact.ts)'),
+  'contact.maxMessageChars': fact('Longest contact form message, in characters.', 'CONTACT_LIMITS.messageChars (src/features/contact/contact-limits.ts)'),
+  'contact.maxBodyBytes': fact('Largest contact form request body, in bytes.', 'CONTACT_LIMITS.bodyBytes (src/features/contact/contact-limits.ts)'),
 });
 export type HelpFacts = z.infer<typeof HelpFacts>;
 export type FactName = keyof HelpFacts;

@@ -12,7 +12,9 @@
  */
 import type { FieldError } from '../../lib/field-error.ts';
 import { PATHS } from '../../lib/paths.ts';
-import { CONTACT_LIMITS, HONEYPOT_FIELD, PRIORITIES } from './contact.ts';
+import { CONTACT_LIMITS } from './contact-limits.ts';
+import { PRIORITIES } from './contact-payload.ts';
+import { HONEYPOT_FIELD } from './honeypot.ts';
 import { describeRemaining, type FormValues } from './contact-form.ts';
 
 /** What the form shows. */
@@ -199,7 +201,7 @@ export function renderContactForm(view: FormView = {}): string {
     textField(FIELDS.work_email, values.work_email ?? '', errorOf('work_email')) +
     priorityField(values.priority, errorOf('priority')) +
     textField(FIELDS.message, messageValue, errorOf('message'), counter) +
-    // Honeypot: people never see or reach it; bots that fill every input do (contact.ts).
+    // Honeypot: people never see or reach it; bots that fill every input do (honeypot.ts).
     `<div class="trap" aria-hidden="true"><label for="contact-website">Leave this empty</label><input id="contact-website" name="${HONEYPOT_FIELD}" type="text" class="form-control" tabindex="-1" autocomplete="off"></div>` +
     // Filled by the page's script when the proof-of-work check is on (altcha-widget.client.ts).
     '<div class="contact-altcha" data-contact-altcha hidden></div>' +

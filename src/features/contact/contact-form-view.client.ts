@@ -6,7 +6,7 @@
  * attribute or a class.
  */
 import { findHooks } from '../../lib/dom-hooks.ts';
-import type { FieldError } from './contact.ts';
+import type { FieldError } from './contact-parse.ts';
 import { FORM_FIELDS, FORM_HONEYPOT, isFormField, type FormField, type FormValues } from './contact-form.ts';
 
 const HOOKS = {

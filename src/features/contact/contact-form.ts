@@ -13,7 +13,7 @@ import type { FieldError } from '../../lib/field-error.ts';
 export const FORM_FIELDS = ['name', 'job_title', 'work_email', 'priority', 'message'] as const;
 export type FormField = (typeof FORM_FIELDS)[number];
 
-/** Name of the honeypot input (HONEYPOT_FIELD in contact.ts; repeated so zod stays server-side). */
+/** Name of the honeypot input (HONEYPOT_FIELD in honeypot.ts; repeated so zod stays server-side). */
 export const FORM_HONEYPOT = 'website';
 
 /** Name of the proof-of-work payload (ALTCHA_FIELD in altcha.ts; repeated so zod stays server-side). */
@@ -41,7 +41,7 @@ export function contactBody(values: FormValues): Record<string, string> {
   return body;
 }
 
-/** Labels as the server's messages use them (contact.ts), so both sources read alike. */
+/** Labels as the server's messages use them (contact-parse.ts), so both sources read alike. */
 const LABELS: Record<FormField, string> = {
   name: 'Name',
   job_title: 'Job title',
@@ -57,7 +57,7 @@ const LABELS: Record<FormField, string> = {
 const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+\.[^\s@.]+$/;
 
 /**
- * Checks made before sending, worded like the server's (contact.ts `messageFor`): missing
+ * Checks made before sending, worded like the server's (contact-parse.ts `messageFor`): missing
  * required fields and an address that cannot be one. Lengths need no check here: the inputs'
  * `maxlength` stops them.
  */

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import type { ZodOpenApiPathItemObject } from 'zod-openapi';
-import { ContactDelivery } from './contact.ts';
+import { ContactDelivery } from './contact-delivery.ts';
 import { contactExample } from './contact.openapi.ts';
 
 const signed = 'Sent only when CONTACT_WEBHOOK_SECRET is set (Standard Webhooks 1.0.0, https://www.standardwebhooks.com).';

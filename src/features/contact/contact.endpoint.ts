@@ -29,9 +29,12 @@ import { ALTCHA_FIELD } from './altcha.ts';
 import { spendSolution } from './altcha.server.ts';
 import { formPageResponse } from './contact-page.server.ts';
 import { bodyKindOf, checkFormRepresentation, checkNotMisdeclaredJson, checkSameOrigin, formFields, siteOrigins, wantsHtml, type BodyKind } from './contact-request.ts';
-import { CONTACT_BODY, isHoneypotFilled, parseContactPayload, parseIdempotencyKey, type ContactPayload } from './contact.ts';
+import { CONTACT_BODY, parseContactPayload } from './contact-parse.ts';
+import type { ContactPayload } from './contact-payload.ts';
+import { isHoneypotFilled } from './honeypot.ts';
+import { parseIdempotencyKey } from './idempotency-key.ts';
 import { IdempotencyKeyReused, storeSubmission, type StoreResult } from './contact.server.ts';
-import { spamHeuristic } from './spam.ts';
+import { spamHeuristic, type SpamVerdict } from './spam.ts';
 
 /** The settings the contact endpoint reads: the composition root's Config has them all. */
 export interface ContactSettings {
@@ -77,11 +80,11 @@ export const contactEndpoint: Endpoint<ContactDeps> = async (request, deps) => {
       throw validationFailed(parsed.errors, 'Correct the fields listed in errors and send the form again.');
     }
     // Spam (spam.ts) is kept with its reason and answered like the rest, never delivered.
-    const spamReason = honeypot ? 'honeypot' : ((await proofOfWorkVerdict(deps, body, key.key, deadline)) ?? spamHeuristic(parsed.payload));
-    const stored = await store(deps, parsed.payload, key.key, deadline, spamReason);
-    deps.log.info({ submission: stored.id, replayed: stored.replayed, ...(spamReason ? { spam: spamReason } : {}) }, 'contact submission stored');
+    const spam = honeypot ? HONEYPOT_SPAM : ((await proofOfWorkVerdict(deps, body, key.key, deadline)) ?? spamHeuristic(parsed.payload));
+    const stored = await store(deps, parsed.payload, key.key, deadline, spam?.reason);
+    deps.log.info({ submission: stored.id, replayed: stored.replayed, ...(spam ? { spam: spam.reason } : {}) }, 'contact submission stored');
     // Spam is kept but never delivered: counted with the refusals, by its kind (a bounded label).
-    if (!stored.replayed && spamReason) (deps.meter ?? NO_METER).count('contact_submissions_refused_total', { reason: spamKind(spamReason) });
+    if (!stored.replayed && spam) (deps.meter ?? NO_METER).count('contact_submissions_refused_total', { reason: spam.kind });
     else if (!stored.replayed) (deps.meter ?? NO_METER).count('contact_submissions_stored_total');
     return success(stored.replayed, html);
   } catch (error) {
@@ -94,27 +97,24 @@ export const contactEndpoint: Endpoint<ContactDeps> = async (request, deps) => {
   }
 };
 
-/** The kind of a spam reason (spam.ts), as a metric label: `honeypot`, `proof_of_work` or `heuristic`. */
-function spamKind(reason: string): string {
-  if (reason.startsWith('proof of work')) return 'proof_of_work';
-  return reason.startsWith('heuristic') ? 'heuristic' : 'honeypot';
-}
+/** A filled honeypot (honeypot.ts): spam of its own kind. */
+const HONEYPOT_SPAM: SpamVerdict = { kind: 'honeypot', reason: 'honeypot' };
 
 /**
  * With the proof of work on, spend the solution: undefined when it buys this submission, the spam
- * reason when it is malformed, forged, wrong, expired or spent (spam.ts); a missing one is still
+ * verdict when it is malformed, forged, wrong, expired or spent (spam.ts); a missing one is still
  * the 400 challenge_required. Checked once the fields are valid, so a typo does not spend the
  * solution. The request's one deadline bounds the bookkeeping and the store together, so the 502
  * still comes in time however the two share it.
  */
-async function proofOfWorkVerdict(deps: ContactDeps, body: Record<string, unknown>, idempotencyKey: string | undefined, deadline: Deadline): Promise<string | undefined> {
+async function proofOfWorkVerdict(deps: ContactDeps, body: Record<string, unknown>, idempotencyKey: string | undefined, deadline: Deadline): Promise<SpamVerdict | undefined> {
   const hmacKey = deps.config.CONTACT_ALTCHA_HMAC_KEY;
   if (hmacKey === undefined) return undefined;
   try {
     await spendSolution(deps.db, hmacKey, body[ALTCHA_FIELD], { idempotencyKey, deadline });
     return undefined;
   } catch (error) {
-    if (error instanceof HttpError && (error.code === 'challenge_failed' || error.code === 'challenge_replayed')) return `proof of work: ${error.detail ?? error.title}`;
+    if (error instanceof HttpError && (error.code === 'challenge_failed' || error.code === 'challenge_replayed')) return { kind: 'proof_of_work', reason: `proof of work: ${error.detail ?? error.title}` };
     throw error instanceof HttpError ? error : unavailable(deps, error);
   }
 }

@@ -13,7 +13,10 @@ import { NoStoreHeaders, siteRateLimitHeaders } from '../../lib/openapi/headers.
 import { errorResponses, invalidBody, jsonRequestBody, methodNotAllowed, siteRateLimited, type ErrorSpec } from '../../lib/openapi/responses.ts';
 import { PATHS } from '../../lib/paths.ts';
 import { ALTCHA_FIELD, ALTCHA_LIMITS, AltchaChallenge, challengeRequired } from './altcha.ts';
-import { CONTACT_LIMITS, ContactPayload, IdempotencyKey, parseContactPayload } from './contact.ts';
+import { CONTACT_LIMITS } from './contact-limits.ts';
+import { parseContactPayload } from './contact-parse.ts';
+import { ContactPayload } from './contact-payload.ts';
+import { IdempotencyKey } from './idempotency-key.ts';
 import { FORM_MEDIA_TYPE } from './contact-request.ts';
 
 

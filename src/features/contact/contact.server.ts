@@ -12,7 +12,8 @@ import { DeadlineExceeded } from '../../db/storage-errors.ts';
 import type { ContactSubmissionRow, Database, NewContactSubmission } from '../../db/schema.ts';
 import { csvRecord, csvStringifyOptions, type CsvOptions } from './contact-csv.ts';
 import { deliverySummaries } from './deliveries.server.ts';
-import { sameContent, submissionContent, type ContactPayload, type SubmissionContent } from './contact.ts';
+import type { ContactPayload } from './contact-payload.ts';
+import { sameContent, submissionContent, type SubmissionContent } from './submission-content.ts';
 
 /**
  * The Idempotency-Key was used before for a submission with different content. The draft

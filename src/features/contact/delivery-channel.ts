@@ -5,7 +5,7 @@
  * (email-channel.server.ts).
  */
 import type { DeliveryChannelName } from '../../db/schema.ts';
-import type { SubmissionContent } from './contact.ts';
+import type { SubmissionContent } from './submission-content.ts';
 
 export type { DeliveryChannelName, DeliveryState } from '../../db/schema.ts';
 

@@ -3,7 +3,7 @@
  * silently: `{"mesage": "..."}` answered 200 and the message was lost. Each is now a 400 naming
  * the member and, when one is near, the field it was probably meant to be (the way the news
  * frontmatter's `suggestField` does for editors). The honeypot and the proof of work travel
- * beside the fields and are accepted (contact.ts HONEYPOT_FIELD, altcha.ts ALTCHA_FIELD).
+ * beside the fields and are accepted (honeypot.ts HONEYPOT_FIELD, altcha.ts ALTCHA_FIELD).
  */
 import { boundedEditDistance } from '../../lib/edit-distance.ts';
 import type { FieldError } from '../../lib/field-error.ts';

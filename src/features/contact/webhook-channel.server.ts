@@ -21,7 +21,7 @@
 import type { LookupFunction } from 'node:net';
 import { createGuardedFetch, outboundRefusal, publicFetch } from '../../lib/outbound-guard.ts';
 import { redactUrlsIn } from '../../lib/redact-url.ts';
-import { contactDelivery } from './contact.ts';
+import { contactDelivery } from './contact-delivery.ts';
 import type { AttemptOutcome, DeliveryChannel } from './delivery-channel.ts';
 import { webhookId, webhookSigner } from './webhook-signing.ts';
 

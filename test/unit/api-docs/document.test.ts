@@ -8,7 +8,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { CHAT_LIMITS } from '../../../src/features/chat/chat-request.ts';
-import { PRIORITIES } from '../../../src/features/contact/contact.ts';
+import { PRIORITIES } from '../../../src/features/contact/contact-payload.ts';
 import { API_VERSION, createOpenApiDocument, OPERATION_IDS } from '../../../src/api-docs/document.ts';
 
 const SITE = 'https://meridian-exchange.example';

@@ -21,6 +21,8 @@ import { createServices, type Services } from '../../../src/app/services.ts';
 import { openMigratedDb } from '../../../src/db/open-migrated-db.ts';
 import type { DbHandle } from '../../../src/db/create-db.ts';
 import { AssistantIndex } from '../../../src/features/chat/assistant-index.ts';
+import { EXPOSED_HEADERS } from '../../../src/lib/cors.ts';
+import { originSettingsOf } from '../../../src/lib/cors-decision.ts';
 import { PATHS } from '../../../src/lib/paths.ts';
 import { createEdge, type AstroHandler, type Edge } from '../../../src/server/http.ts';
 import { precompress } from '../../../src/server/precompress.ts';
@@ -64,7 +66,7 @@ function edgeWith(env: Record<string, string> = {}, observe?: RequestObserver): 
     cache: new ResponseCache({ maxBytes: 1 << 20, maxTtlMs: 60_000 }),
     limiter,
     endpointDeps: () => running,
-    allowedOrigins: () => config.ALLOWED_ORIGINS,
+    origins: () => originSettingsOf(config),
     https: false,
     siteHost: () => 'site.test',
     ready: async () => {},
@@ -164,6 +166,81 @@ describe('the edge in-process: policies from the route table', () => {
     const foreign = await call(edge, { url: PATHS.chat, method: 'OPTIONS', headers: { origin: 'https://evil.test', 'access-control-request-method': 'POST' } });
     expect(foreign.statusCode).toBe(403);
     expect(foreign.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  describe("the chat's origin gate, judged by the edge", () => {
+    const chatPost = (edge: Edge, headers: Record<string, string>, payload = JSON.stringify({ messages: [{ role: 'user', content: 'hi' }] })) =>
+      call(edge, { url: PATHS.chat, method: 'POST', headers: { 'content-type': 'application/json', ...headers }, payload });
+    /** Everything a refusal's head says about CORS and its format. */
+    const refusalHead = (response: Injected) => ({
+      status: response.statusCode,
+      type: response.headers['content-type'],
+      vary: response.headers.vary,
+      grants: Object.keys(response.headers).filter((name) => name.startsWith('access-control-allow')),
+    });
+    const refusedHead = { status: 403, type: 'application/problem+json; charset=utf-8', vary: 'Origin', grants: [] };
+
+    it('answers the preflight of an allowed origin with 204 and what it may send, without a body', async () => {
+      const response = await call(edgeWith(), { url: PATHS.chat, method: 'OPTIONS', headers: { origin: PARTNER, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' } });
+      expect(response.statusCode).toBe(204);
+      expect(response.body).toBe('');
+      expect(response.headers['content-length']).toBeUndefined();
+      expect(response.headers['content-security-policy']).toBe("default-src 'none'; frame-ancestors 'none'");
+      const cors = Object.fromEntries(Object.entries(response.headers).filter(([name]) => name.startsWith('access-control-') || name === 'allow' || name === 'vary'));
+      expect(cors).toEqual({
+        'access-control-allow-origin': PARTNER,
+        'access-control-expose-headers': EXPOSED_HEADERS.join(', '),
+        'access-control-allow-methods': 'POST',
+        'access-control-allow-headers': 'content-type',
+        'access-control-max-age': '600',
+        allow: 'OPTIONS, POST',
+        vary: 'Origin',
+      });
+    });
+
+    it('answers an OPTIONS without Origin with Allow only, and a foreign preflight with the 403 problem', async () => {
+      const edge = edgeWith();
+      const plain = await call(edge, { url: PATHS.chat, method: 'OPTIONS' });
+      expect([plain.statusCode, plain.headers.allow, plain.headers['access-control-allow-origin']]).toEqual([204, 'OPTIONS, POST', undefined]);
+      const foreign = await call(edge, { url: PATHS.chat, method: 'OPTIONS', headers: { origin: 'https://evil.test', 'access-control-request-method': 'POST' } });
+      expect(refusalHead(foreign)).toEqual(refusedHead);
+      expect(problemOf(foreign).code).toBe('origin_not_allowed');
+    });
+
+    it('refuses a POST from a foreign origin with the same problem the endpoint gave, before reading the body', async () => {
+      const edge = edgeWith();
+      const foreign = await chatPost(edge, { origin: 'https://evil.test' });
+      expect(refusalHead(foreign)).toEqual(refusedHead);
+      expect(foreign.json()).toEqual({
+        type: 'about:blank',
+        title: 'Origin not allowed',
+        status: 403,
+        code: 'origin_not_allowed',
+        detail: 'The origin https://evil.test may not call the assistant.',
+        resolution: 'Call it from a page of this site, or ask the operator to add your origin to ALLOWED_ORIGINS.',
+      });
+      // Neither a body that is no JSON nor one past the route's limit gets further than the origin.
+      expect((await chatPost(edge, { origin: 'https://evil.test', 'content-type': 'text/plain' }, 'not json')).statusCode).toBe(403);
+      const over = await chatPost(edge, { origin: 'https://evil.test' }, 'x'.repeat(routeOf(PATHS.chat).bodyLimit + 1));
+      expect([over.statusCode, problemOf(over).code]).toEqual([403, 'origin_not_allowed']);
+    });
+
+    it('refuses a POST without Origin unless CHAT_ALLOW_NO_ORIGIN is set', async () => {
+      const missing = await chatPost(edgeWith(), {});
+      expect(refusalHead(missing)).toEqual(refusedHead);
+      expect(missing.json()).toMatchObject({ code: 'origin_not_allowed', detail: 'The request has no Origin header; the assistant only answers pages of this site and the origins its operator allows.' });
+      const allowed = await chatPost(edgeWith({ CHAT_ALLOW_NO_ORIGIN: 'true' }), {});
+      expect(allowed.statusCode).toBe(200);
+      expect(allowed.headers['access-control-allow-origin']).toBeUndefined();
+      // Still only listed origins: the setting lets in callers without one, not every one.
+      expect((await chatPost(edgeWith({ CHAT_ALLOW_NO_ORIGIN: 'true' }), { origin: 'https://evil.test' })).statusCode).toBe(403);
+    });
+
+    it('gives an allowed origin its CORS headers on the streamed reply', async () => {
+      const response = await chatPost(edgeWith(), { origin: PARTNER });
+      expect(response.statusCode).toBe(200);
+      expect([response.headers['access-control-allow-origin'], response.headers.vary]).toEqual([PARTNER, 'Origin']);
+    });
   });
 
   it("refuses a body past the route's limit with 413 before the endpoint runs, and stores one within it", async () => {

@@ -13,6 +13,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { Services } from '../../../../src/app/services.ts';
 import { challengeEndpoint, issueChallenge } from '../../../../src/features/contact/altcha.server.ts';
 import { createDb } from '../../../../src/db/create-db.ts';
+import { createMetrics } from '../../../../src/features/metrics/registry.server.ts';
 import { callEndpoint } from '../../../helpers/endpoint.ts';
 import { startServer } from '../../../helpers/server.ts';
 import { callContact, ENGINES, countRows, json, testServices, useTestDb, validPayload } from '../../../helpers/contact-fixtures.ts';
@@ -130,12 +131,16 @@ describe.each(ENGINES)('contact form posts and proof of work on %s', (engine) =>
     });
 
     it('answers a spent solution like a success and keeps the submission as spam', async () => {
+      const metrics = createMetrics({ processMetrics: false });
+      const metered = { ...altcha, meter: metrics.meter };
       const payload = await solved();
-      expect((await callContact(jsonPost({ ...validPayload, altcha: payload }), altcha)).status).toBe(200);
-      const again = await callContact(jsonPost({ ...validPayload, message: 'Another one', altcha: payload }), altcha);
+      expect((await callContact(jsonPost({ ...validPayload, altcha: payload }), metered)).status).toBe(200);
+      const again = await callContact(jsonPost({ ...validPayload, message: 'Another one', altcha: payload }), metered);
       expect(again.status).toBe(200);
       expect(await again.json()).toEqual({ success: true });
       expect(await spamReasons()).toEqual([null, 'proof of work: This proof-of-work solution was already used for another submission.']);
+      // Counted with the refusals by its kind, the label the dashboard reads.
+      expect(await metrics.scrape()).toContain('contact_submissions_refused_total{reason="proof_of_work"} 1\n');
     });
 
     it('refuses a solution spent on another instance that shares the database', async () => {

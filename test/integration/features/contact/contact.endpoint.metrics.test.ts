@@ -17,10 +17,13 @@ describe('the contact endpoint\'s metrics', () => {
     expect((await callContact(contactRequest(json({ ...validPayload, work_email: 'nope' })), deps)).status).toBe(400);
     expect((await callContact(contactRequest('{'), deps)).status).toBe(400);
     expect((await callContact(contactRequest(json({ ...validPayload, website: 'http://spam.example' })), deps)).status).toBe(200);
+    expect((await callContact(contactRequest(json({ ...validPayload, name: 'Visit www.spam.example' })), deps)).status).toBe(200);
     const text = await metrics.scrape();
     expect(valueOf(text, 'contact_submissions_stored_total')).toBe(1);
     expect(valueOf(text, 'contact_submissions_refused_total{reason="validation_failed"}')).toBe(1);
     expect(valueOf(text, 'contact_submissions_refused_total{reason="malformed_json"}')).toBe(1);
+    // Spam by its kind, the label values the dashboard and docs/operators.md name.
     expect(valueOf(text, 'contact_submissions_refused_total{reason="honeypot"}')).toBe(1);
+    expect(valueOf(text, 'contact_submissions_refused_total{reason="heuristic"}')).toBe(1);
   });
 });

@@ -8,7 +8,7 @@
 import { Kysely, sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { IdempotencyKeyReused, listSubmissions, storeSubmission } from '../../../../src/features/contact/contact.server.ts';
-import type { ContactPayload } from '../../../../src/features/contact/contact.ts';
+import type { ContactPayload } from '../../../../src/features/contact/contact-payload.ts';
 import { callContact, ENGINES, contactRequest, countRows, json, useTestDb, validPayload } from '../../../helpers/contact-fixtures.ts';
 
 const payload = (i: number, message = `Group commit test message ${i}.`): ContactPayload => ({ ...validPayload, name: `Sender ${i}`, message }) as ContactPayload;

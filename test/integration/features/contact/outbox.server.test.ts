@@ -5,7 +5,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { startOutbox } from '../../../../src/app/jobs/outbox.ts';
 import { createDb, type DbHandle } from '../../../../src/db/create-db.ts';
 import { migrateToLatest } from '../../../../src/db/migrations/index.ts';
-import { ContactDelivery, type ContactPayload } from '../../../../src/features/contact/contact.ts';
+import { ContactDelivery } from '../../../../src/features/contact/contact-delivery.ts';
+import type { ContactPayload } from '../../../../src/features/contact/contact-payload.ts';
 import { storeSubmission } from '../../../../src/features/contact/contact.server.ts';
 import { deliverPending } from '../../../../src/features/contact/outbox.server.ts';
 import { callContact, ENGINES, contactRequest, json, openTestDb, testServices, validPayload, type TestDb } from '../../../helpers/contact-fixtures.ts';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { EXPOSED_HEADERS, corsHeaders, preflightHeaders } from '../../../../src/lib/cors.ts';
-import { checkOrigin, originError } from '../../../../src/features/chat/origin-policy.ts';
+import { checkOrigin } from '../../../../src/lib/cors-decision.ts';
+import { originError } from '../../../../src/features/chat/origin-policy.ts';
 
 const policy = { allowedOrigins: ['https://site.test', 'http://localhost:4321'], allowNoOrigin: false };
 

@@ -10,7 +10,7 @@ import {
   retryAfterSeconds,
   uuidFromBytes,
 } from '../../../../src/features/contact/contact-form.ts';
-import { parseContactPayload } from '../../../../src/features/contact/contact.ts';
+import { parseContactPayload } from '../../../../src/features/contact/contact-parse.ts';
 
 describe('the body the contact page sends', () => {
   it('leaves out blank optional fields and keeps required ones as typed', () => {

@@ -3,7 +3,7 @@ import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { createOpenApiDocument } from '../../../../src/api-docs/document.ts';
 import { loadConfig } from '../../../../src/app/config.ts';
-import { ContactDelivery } from '../../../../src/features/contact/contact.ts';
+import { ContactDelivery } from '../../../../src/features/contact/contact-delivery.ts';
 import { webhookId, webhookSigner, WebhookSecret } from '../../../../src/features/contact/webhook-signing.ts';
 import { configProblems } from '../../../helpers/config.ts';
 

@@ -1,19 +1,7 @@
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
-import {
-  CONTACT_LIMITS,
-  ContactPayload,
-  contactDelivery,
-  IdempotencyKey,
-  isHoneypotFilled,
-  parseContactPayload,
-  parseIdempotencyKey,
-  sameContent,
-  submissionContent,
-} from '../../../../src/features/contact/contact.ts';
-import { declaresForeignCharset, isJsonMediaType } from '../../../../src/lib/media-type.ts';
-import { PATHS } from '../../../../src/lib/paths.ts';
-import { routeOf } from '../../../../src/server/routes.ts';
+import { parseContactPayload } from '../../../../src/features/contact/contact-parse.ts';
+import { ContactPayload } from '../../../../src/features/contact/contact-payload.ts';
 
 const valid = { name: 'Ada', work_email: 'ada@example.com', priority: 'standard' };
 
@@ -100,12 +88,6 @@ describe('ContactPayload', () => {
   });
 });
 
-describe('CONTACT_LIMITS', () => {
-  it('documents the byte limit the route table enforces', () => {
-    expect(CONTACT_LIMITS.bodyBytes).toBe(routeOf(PATHS.contact).bodyLimit);
-  });
-});
-
 describe('ContactPayload as published', () => {
   type StringSchema = { pattern?: string; allOf?: Array<{ pattern?: string }>; minLength?: number; maxLength?: number; format?: string; description?: string };
   const published = (z.toJSONSchema(ContactPayload) as { properties: Record<string, StringSchema> }).properties;
@@ -132,95 +114,5 @@ describe('ContactPayload as published', () => {
     expect(documentAccepts(published['work_email']!, ' ada@example.com ')).toBe(false);
     expect(parseContactPayload({ ...valid, work_email: ' ada@example.com ' })).toMatchObject({ ok: true, payload: { work_email: 'ada@example.com' } });
     expect(published['work_email']!.description).toContain('Surrounding white space is removed before the address is checked and stored');
-  });
-});
-
-describe('honeypot', () => {
-  it.each([
-    [{}, false],
-    [{ website: '' }, false],
-    [{ website: '   ' }, false],
-    [{ website: null }, false],
-    [{ website: 'http://spam.example' }, true],
-    [{ website: 0 }, true],
-    [{ website: false }, true],
-    [{ website: [] }, true],
-  ])('%j is filled: %s', (body, filled) => {
-    expect(isHoneypotFilled(body)).toBe(filled);
-  });
-});
-
-describe('content type', () => {
-  it.each([
-    ['application/json', true],
-    ['application/json; charset=utf-8', true],
-    ['APPLICATION/JSON ;charset=UTF-8', true],
-    ['application/problem+json', true],
-    ['application/vnd.api+json', true],
-    ['text/json', false],
-    ['text/plain', false],
-    ['application/jsonx', false],
-    ['application/x-www-form-urlencoded', false],
-    ['', false],
-  ])('%j is JSON: %s', (type, expected) => {
-    expect(isJsonMediaType(type)).toBe(expected);
-  });
-
-  it('notices a declared charset other than UTF-8', () => {
-    expect(declaresForeignCharset('application/json; charset=iso-8859-1')).toBe(true);
-    expect(declaresForeignCharset('application/json; charset="latin1"')).toBe(true);
-    expect(declaresForeignCharset('application/json; charset=utf-16')).toBe(true);
-    expect(declaresForeignCharset('application/json; charset=')).toBe(true);
-    expect(declaresForeignCharset('application/json; charset=UTF-8')).toBe(false);
-    expect(declaresForeignCharset('application/json; charset=utf8')).toBe(false);
-    expect(declaresForeignCharset('application/json')).toBe(false);
-    expect(declaresForeignCharset(null)).toBe(false);
-  });
-});
-
-describe('Idempotency-Key header', () => {
-  it('is optional', () => {
-    expect(parseIdempotencyKey(null)).toEqual({ ok: true, key: undefined });
-  });
-
-  it('takes a bare or a quoted (structured-field string) key', () => {
-    expect(parseIdempotencyKey('8e03978e-40d5-43e8-bc93-6894a57f9324')).toEqual({ ok: true, key: '8e03978e-40d5-43e8-bc93-6894a57f9324' });
-    expect(parseIdempotencyKey('"8e03978e"')).toEqual({ ok: true, key: '8e03978e' });
-  });
-
-  it.each([[''], ['""'], ['   '], ['k'.repeat(256)], ['caf\u00e9'], ['a\u0001b']])('refuses %j', (header) => {
-    expect(parseIdempotencyKey(header)).toMatchObject({ ok: false, error: { field: 'Idempotency-Key' } });
-  });
-
-  it('publishes the rule it enforces as the IdempotencyKey schema', () => {
-    const schema = z.toJSONSchema(IdempotencyKey) as { pattern: string; minLength: number; maxLength: number };
-    expect(schema).toMatchObject({ minLength: 1, maxLength: 255 });
-    for (const key of ['', ' ', 'a', 'a b', ' a', 'a ', 'k'.repeat(255), 'k'.repeat(256), 'caf\u00e9', 'a\u0001b', '8e03978e-40d5-43e8-bc93-6894a57f9324']) {
-      const documented = key.length >= schema.minLength && key.length <= schema.maxLength && new RegExp(schema.pattern, 'u').test(key);
-      expect([key, documented]).toEqual([key, IdempotencyKey.safeParse(key).success]);
-    }
-  });
-});
-
-describe('stored content', () => {
-  it('stores blank optional fields as null and compares retries field by field', () => {
-    const a = submissionContent({ name: 'Ada', work_email: 'ada@example.com', priority: 'high', job_title: '' });
-    expect(a).toEqual({ name: 'Ada', job_title: null, work_email: 'ada@example.com', priority: 'high', message: null });
-    expect(sameContent(a, { ...a })).toBe(true);
-    expect(sameContent(a, { ...a, message: 'hi' })).toBe(false);
-  });
-
-  it('describes a submission to the webhook with an RFC 3339 time', () => {
-    const delivery = contactDelivery({ id: 7, created_at: Date.UTC(2025, 0, 2, 3, 4, 5), name: 'Ada', job_title: null, work_email: 'ada@example.com', priority: 'message', message: null });
-    expect(delivery).toEqual({
-      type: 'contact_submission',
-      id: 7,
-      submitted_at: '2025-01-02T03:04:05.000Z',
-      name: 'Ada',
-      job_title: null,
-      work_email: 'ada@example.com',
-      priority: 'message',
-      message: null,
-    });
   });
 });
