@@ -78,6 +78,9 @@ export function createEdgeLimiter(config: Config, log: Logger, options: EdgeLimi
     now,
   });
 
+  const dataRefusals = refusalMemo();
+  const siteRefusals = refusalMemo();
+
   function dataFigures(decision: Decision, at: number): Record<string, string> {
     return draft ? { ...dataHeaders(decision, at), ...draftHeaders(decision) } : dataHeaders(decision, at);
   }
@@ -89,11 +92,14 @@ export function createEdgeLimiter(config: Config, log: Logger, options: EdgeLimi
     const headers = dataFigures(decision, at);
     if (!decision.allowed) {
       const wait = decision.retryAfterSeconds ?? 1;
-      const detail =
-        decision.scope === 'data-day'
+      const daily = decision.scope === 'data-day';
+      const refused = dataRefusals(`${daily}:${wait}`, () => {
+        const detail = daily
           ? `rate limit exceeded: the daily quota is spent; it resets at 00:00 UTC, in ${wait} seconds`
           : `rate limit exceeded: too many requests in a given amount of time; retry after ${wait} seconds`;
-      return { headers, refused: new HttpError('SVC1010', { detail }) };
+        return new HttpError('SVC1010', { detail });
+      });
+      return { headers, refused };
     }
     return {
       headers,
@@ -126,7 +132,7 @@ export function createEdgeLimiter(config: Config, log: Logger, options: EdgeLimi
 
   return {
     async check(routeClass, clientKey, headers): Promise<LimitOutcome> {
-      const outcome = routeClass === 'data' ? await checkData(clientKey, headers) : siteOutcome(await store.take(clientKey, policies[routeClass], now()), draft);
+      const outcome = routeClass === 'data' ? await checkData(clientKey, headers) : siteOutcome(await store.take(clientKey, policies[routeClass], now()), draft, siteRefusals);
       // Read after the take: the take is what finds a shared store's backend gone.
       if (store.degraded) outcome.degraded = true;
       return outcome;
@@ -139,17 +145,41 @@ export function createEdgeLimiter(config: Config, log: Logger, options: EdgeLimi
 }
 
 /** A take from a site class's windows as the edge's outcome: its headers, and the 429 problem when refused. */
-function siteOutcome(decision: Decision, draft: boolean): LimitOutcome {
+function siteOutcome(decision: Decision, draft: boolean, refusals: RefusalMemo): LimitOutcome {
   const figures = draft ? { ...siteHeaders(decision), ...draftHeaders(decision) } : siteHeaders(decision);
   if (decision.allowed) return { headers: figures };
   const wait = decision.retryAfterSeconds ?? 1;
+  const { scope } = decision;
   return {
     headers: figures,
-    refused: new HttpError('rate_limited', {
-      detail: `The ${decision.scope ?? 'rate'} limit is used up for this client.`,
-      resolution: `Wait ${wait} second${wait === 1 ? '' : 's'} (Retry-After) before retrying.`,
-      extensions: { scope: decision.scope, retryAfter: wait },
-    }),
+    refused: refusals(`${scope}:${wait}`, () =>
+      new HttpError('rate_limited', {
+        detail: `The ${scope ?? 'rate'} limit is used up for this client.`,
+        resolution: `Wait ${wait} second${wait === 1 ? '' : 's'} (Retry-After) before retrying.`,
+        extensions: { scope, retryAfter: wait },
+      }),
+    ),
+  };
+}
+
+/** A refusal by what it says (its window and wait), made once: `make` runs on the first of each. */
+type RefusalMemo = (key: string, make: () => HttpError) => HttpError;
+
+/**
+ * Refusals are the same for every client over the same window with the same wait, and a client
+ * over its limit asks again and again: each is made once (and rendered once, src/server/admit.ts),
+ * instead of an error, its message and its body per 429. Bounded: the day window's wait changes
+ * every second.
+ */
+function refusalMemo(): RefusalMemo {
+  const made = new Map<string, HttpError>();
+  return (key, make) => {
+    let error = made.get(key);
+    if (error === undefined) {
+      if (made.size >= 256) made.clear();
+      made.set(key, (error = make()));
+    }
+    return error;
   };
 }
 

@@ -11,7 +11,7 @@ import { unknownParametersError } from '../lib/query-params.ts';
 import type { EdgeDeps } from './edge-deps.ts';
 import type { EdgeParts, Exchange } from './exchange.ts';
 import { errorAnswer, type PlainAnswer } from './respond.ts';
-import { cacheKeyOf } from './routes.ts';
+import { cacheKeyOf, type Route } from './routes.ts';
 import { readStrictQuery } from './strict-query.ts';
 
 /** Public read resources: any page may fetch them and read the limit headers. */
@@ -28,6 +28,21 @@ function addCors(deps: EdgeDeps, x: Exchange): void {
   }
   const headers = corsHeaders({ origin: req.headers.origin, allowed: req.headers.origin !== undefined && deps.allowedOrigins().includes(req.headers.origin) });
   for (const name in headers) head.push(name, headers[name]!);
+}
+
+/**
+ * The limiter's refusals as answers, rendered once per route: the limiter hands out one error
+ * per window and wait (src/app/edge-limiter.ts), and a client over its limit keeps asking. An
+ * edge answer is never changed after it is made (http.ts, respond.ts), so one can be sent again.
+ */
+const renderedRefusals = new WeakMap<HttpError, { route: Route; answer: PlainAnswer }>();
+
+function refusalAnswer(route: Route, error: HttpError): PlainAnswer {
+  const rendered = renderedRefusals.get(error);
+  if (rendered?.route === route) return rendered.answer;
+  const answer = errorAnswer(route, error);
+  renderedRefusals.set(error, { route, answer });
+  return answer;
 }
 
 export async function admit({ deps }: EdgeParts, x: Exchange): Promise<PlainAnswer | undefined> {
@@ -47,7 +62,7 @@ export async function admit({ deps }: EdgeParts, x: Exchange): Promise<PlainAnsw
     const outcome = await limiter.check(x.rateClass, x.clientKey, req.headers);
     x.limit = outcome;
     for (const name in outcome.headers) head.push(name, outcome.headers[name]!);
-    if (outcome.refused) return errorAnswer(route, outcome.refused);
+    if (outcome.refused) return refusalAnswer(route, outcome.refused);
   }
   if (x.refused) return errorAnswer(route, x.refused);
   if (route.kind === 'hidden' || (route.prebuiltOnly && !x.file)) return errorAnswer(route, new HttpError('not_found', { detail: `Nothing is served at ${pathname}.` }));
