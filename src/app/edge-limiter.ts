@@ -68,9 +68,11 @@ export function createEdgeLimiter(config: Config, log: Logger, options: EdgeLimi
   const now = options.now ?? Date.now;
   const policies = policiesFromConfig(config);
   const draft = config.RATE_LIMIT_DRAFT_HEADERS;
-  const store: RateLimitStore & { readonly degraded?: boolean } = config.REDIS_URL
-    ? createRedisStore({ url: config.REDIS_URL, log, prefix: config.REDIS_KEY_PREFIX, commandTimeoutMs: config.REDIS_TIMEOUT_MS, ...(options.meter ? { meter: options.meter } : {}) })
-    : createMemoryStore();
+  const memory = config.REDIS_URL ? undefined : createMemoryStore();
+  const store: RateLimitStore & { readonly degraded?: boolean } =
+    memory ?? createRedisStore({ url: config.REDIS_URL!, log, prefix: config.REDIS_KEY_PREFIX, commandTimeoutMs: config.REDIS_TIMEOUT_MS, ...(options.meter ? { meter: options.meter } : {}) });
+  /** The in-process store answers at once: its decision is used without a promise (see `then`). */
+  const take = (key: string, windows: Window[], at: number): Maybe<Decision> => (memory ? memory.takeNow(key, windows, at) : store.take(key, windows, at));
   const { db } = options;
   const keys: KeyResolver | undefined = db && createKeyResolver({
     find: (tokenHash) => db.withDeadline(KEY_LOOKUP_DEADLINE_MS, () => findLiveKey(db.kysely, tokenHash)),
@@ -86,21 +88,14 @@ export function createEdgeLimiter(config: Config, log: Logger, options: EdgeLimi
   }
 
   /** One take from the data windows of `key` (a client address or `key:<id>`). */
-  async function takeData(key: string, windows: Window[]): Promise<LimitOutcome> {
+  function takeData(key: string, windows: Window[]): Maybe<LimitOutcome> {
     const at = now();
-    const decision = await store.take(key, windows, at);
+    return then(take(key, windows, at), (decision) => dataOutcome(key, windows, decision, at));
+  }
+
+  function dataOutcome(key: string, windows: Window[], decision: Decision, at: number): LimitOutcome {
     const headers = dataFigures(decision, at);
-    if (!decision.allowed) {
-      const wait = decision.retryAfterSeconds ?? 1;
-      const daily = decision.scope === 'data-day';
-      const refused = dataRefusals(`${daily}:${wait}`, () => {
-        const detail = daily
-          ? `rate limit exceeded: the daily quota is spent; it resets at 00:00 UTC, in ${wait} seconds`
-          : `rate limit exceeded: too many requests in a given amount of time; retry after ${wait} seconds`;
-        return new HttpError('SVC1010', { detail });
-      });
-      return { headers, refused };
-    }
+    if (!decision.allowed) return { headers, refused: dataRefusal(decision, dataRefusals) };
     return {
       headers,
       // A 304 Not Modified does not spend the daily quota (GitHub's rule): the day unit taken
@@ -114,9 +109,12 @@ export function createEdgeLimiter(config: Config, log: Logger, options: EdgeLimi
     };
   }
 
-  async function checkData(clientKey: string, headers: IncomingHttpHeaders): Promise<LimitOutcome> {
+  function checkData(clientKey: string, headers: IncomingHttpHeaders): Maybe<LimitOutcome> {
     const credentials = credentialsOf(headers);
-    if (credentials.kind === 'none') return takeData(clientKey, policies.data);
+    return credentials.kind === 'none' ? takeData(clientKey, policies.data) : checkCredentials(clientKey, credentials);
+  }
+
+  async function checkCredentials(clientKey: string, credentials: Exclude<Credentials, { kind: 'none' }>): Promise<LimitOutcome> {
     if (credentials.kind === 'bearer' && keys) {
       const found = await keys.resolve(credentials.token, clientKey);
       if (found.kind === 'valid') return takeData(`key:${found.key.id}`, keyWindows(found.key));
@@ -131,17 +129,42 @@ export function createEdgeLimiter(config: Config, log: Logger, options: EdgeLimi
   }
 
   return {
-    async check(routeClass, clientKey, headers): Promise<LimitOutcome> {
-      const outcome = routeClass === 'data' ? await checkData(clientKey, headers) : siteOutcome(await store.take(clientKey, policies[routeClass], now()), draft, siteRefusals);
-      // Read after the take: the take is what finds a shared store's backend gone.
-      if (store.degraded) outcome.degraded = true;
-      return outcome;
+    check(routeClass, clientKey, headers): Maybe<LimitOutcome> {
+      const outcome = routeClass === 'data' ? checkData(clientKey, headers) : then(take(clientKey, policies[routeClass], now()), (decision) => siteOutcome(decision, draft, siteRefusals));
+      return then(outcome, (known) => {
+        // Read after the take: the take is what finds a shared store's backend gone.
+        if (store.degraded) known.degraded = true;
+        return known;
+      });
     },
     get degraded() {
       return store.degraded === true;
     },
     close: () => store.close(),
   };
+}
+
+type Maybe<T> = T | Promise<T>;
+
+/**
+ * `next` of a value that may still be coming: at once when it is there. The in-process store
+ * decides synchronously, and each `await` of its answer (through four async functions) was a
+ * turn of the microtask queue and a promise per limited request.
+ */
+function then<T, R>(value: Maybe<T>, next: (known: T) => Maybe<R>): Maybe<R> {
+  return value instanceof Promise ? value.then(next) : next(value);
+}
+
+/** The data interface's 429 for a refused take: the day's quota or the minute's rate, and the wait. */
+function dataRefusal(decision: Decision, refusals: RefusalMemo): HttpError {
+  const wait = decision.retryAfterSeconds ?? 1;
+  const daily = decision.scope === 'data-day';
+  return refusals(`${daily}:${wait}`, () => {
+    const detail = daily
+      ? `rate limit exceeded: the daily quota is spent; it resets at 00:00 UTC, in ${wait} seconds`
+      : `rate limit exceeded: too many requests in a given amount of time; retry after ${wait} seconds`;
+    return new HttpError('SVC1010', { detail });
+  });
 }
 
 /** A take from a site class's windows as the edge's outcome: its headers, and the 429 problem when refused. */
