@@ -56,7 +56,7 @@ function httpTable(outcomes: readonly HttpOutcome[]): string[] {
   if (outcomes.length === 0) return [];
   const rows = outcomes.map((o) => {
     const b = o.baseline;
-    const baseline = o.scenario.baseline === 'query' ? 'query baseline' : o.scenario.baseline === 'metrics-off' ? 'metrics off (main)' : o.scenario.baseline ?? '-';
+    const baseline = o.scenario.baseline === 'query' ? 'query baseline' : o.scenario.baseline === 'metrics-off' ? 'metrics off (fresh, as main)' : o.scenario.baseline ?? '-';
     const cpu = (r: LoadResult | undefined) => (r?.serverCpu === undefined ? '-' : `${Math.round(r.serverCpu * 100)} %`);
     const us = (r: LoadResult | undefined) => (r?.cpuUsPerRequest === undefined ? '-' : int(r.cpuUsPerRequest));
     const note = o.invalid ? ` (invalid: ${o.invalid})` : o.noisy ? ` (${o.noisy}; see the CPU-cost ratio)` : '';

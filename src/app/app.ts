@@ -204,7 +204,7 @@ export async function createApp(config: Config, log: Logger): Promise<RunningApp
     ready: readinessCheck(db, log),
     readyDetails: { database: db.engine },
     locals: (requestId, clientKey) => ({ services: running(), requestId, clientKey }),
-    ...(metrics ? { observe: createRequestObserver(metrics.meter, Object.keys(policiesFromConfig(config))) } : {}),
+    ...(metrics ? { observe: createRequestObserver(metrics, Object.keys(policiesFromConfig(config))) } : {}),
   });
 
   const { server } = edge;

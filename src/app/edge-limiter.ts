@@ -75,7 +75,7 @@ export function createEdgeLimiter(config: Config, log: Logger, options: EdgeLimi
   const take = (key: string, windows: Window[], at: number): Maybe<Decision> => (memory ? memory.takeNow(key, windows, at) : store.take(key, windows, at));
   const { db } = options;
   const keys: KeyResolver | undefined = db && createKeyResolver({
-    find: (tokenHash) => db.withDeadline(KEY_LOOKUP_DEADLINE_MS, () => findLiveKey(db.kysely, tokenHash)),
+    find: (tokenHash) => db.within(KEY_LOOKUP_DEADLINE_MS, (kysely) => findLiveKey(kysely, tokenHash)),
     ttlMs: config.API_KEY_CACHE_SECONDS * 1000,
     now,
   });

@@ -23,6 +23,7 @@ import { ConfigError, configErrorLine, defaultOrigins, loadConfig, secretValues,
 import { prepareBackupLocation, prepareDatabaseLocation } from './database-location.ts';
 import type { RunningApp } from './app.ts';
 import { createLogger, flushLogger } from '../server/log.ts';
+import { startIdleCompaction } from '../server/idle-compaction.ts';
 import { redactUrlsIn } from '../lib/redact-url.ts';
 import { secretRedactor } from '../lib/redact-secrets.ts';
 import { StaticManifestError } from '../server/static-manifest.ts';
@@ -98,6 +99,8 @@ try {
   warnIfBuiltForAnotherOrigin(services.config);
   log.info({ url: origin, database: services.db.target }, 'listening');
   flushLogger(log);
+  // After a flood, the heap's garbage stays resident until something allocates (issue 35).
+  startIdleCompaction(log);
 } catch (error) {
   await failStart(listenFailure(error, config), error);
 }

@@ -35,12 +35,12 @@ export function registerCollectors(metrics: Metrics, { db, cache, statics, limit
     meter.set('ratelimit_degraded', limiter.degraded ? 1 : 0);
   });
   metrics.collect('contact_outbox', async (meter) => {
-    const backlog = await db.withDeadline(QUERY_DEADLINE_MS, () => outboxBacklog(db.kysely, now()));
+    const backlog = await db.within(QUERY_DEADLINE_MS, (kysely) => outboxBacklog(kysely, now()));
     meter.set('contact_outbox_pending', backlog.pending);
     meter.set('contact_outbox_oldest_pending_age_seconds', backlog.oldestAgeSeconds);
   });
   metrics.collect('stats', async (meter) => {
-    const fresh = await db.withDeadline(QUERY_DEADLINE_MS, () => statsFreshness(db.kysely, now()));
+    const fresh = await db.within(QUERY_DEADLINE_MS, (kysely) => statsFreshness(kysely, now()));
     // Before the first materialization the gauge reads 0 (1970): "stale" alerts fire, as they should.
     meter.set('stats_last_materialization_timestamp_seconds', (fresh.lastMaterializedAt ?? 0) / 1000);
     meter.set('stats_last_settled_day_timestamp_seconds', (fresh.lastSettledDayStart ?? 0) / 1000);

@@ -1,7 +1,8 @@
 /**
  * One better-sqlite3 connection run with busy_timeout = 0: a statement that finds the database
  * locked is tried again after a jittered timer instead of sleeping inside SQLite on the event loop
- * (see sqlite-driver.ts for the whole design), within its lock budget and its caller's deadline.
+ * (see sqlite-driver.ts for the whole design), within its lock budget and its caller's deadline
+ * (the AbortSignal the statement is run with, see deadline.ts).
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import type { CompiledQuery, QueryResult } from 'kysely';
@@ -21,8 +22,6 @@ export interface SqliteDriverConfig {
   separateReader: boolean;
   /** Longest one statement waits for a lock, in ms. */
   lockWaitMs: number;
-  /** Absolute deadline (epoch ms) of the work the current statement belongs to, if any. */
-  deadline: () => number | undefined;
   health: WriteHealthObserver;
 }
 
@@ -33,7 +32,18 @@ function retryDelayMs(attempt: number): number {
   return ceiling / 2 + Math.random() * (ceiling / 2);
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** Wait `ms`, or less if `signal` fires first: a lock wait ends at the caller's deadline, not after it. */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
 
 /** One better-sqlite3 connection that retries on SQLITE_BUSY on timers. */
 export class RetryingSqliteConnection {
@@ -72,13 +82,13 @@ export class RetryingSqliteConnection {
     }
   }
 
-  async execute<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
-    const deadline = this.#config.deadline();
+  /** Run `compiledQuery`; `signal` is the caller's deadline: no statement but ROLLBACK starts once it has fired. */
+  async execute<R>(compiledQuery: CompiledQuery, signal?: AbortSignal): Promise<QueryResult<R>> {
     const isRollback = /^\s*rollback\b/i.test(compiledQuery.sql);
-    const giveUpAt = Math.min(Date.now() + this.#config.lockWaitMs, deadline ?? Infinity);
+    const giveUpAt = Date.now() + this.#config.lockWaitMs;
     let busy: unknown;
     for (let attempt = 0; ; attempt += 1) {
-      if (deadline !== undefined && !isRollback && Date.now() >= deadline) {
+      if (signal?.aborted && !isRollback) {
         // Still locked at the deadline: report the lock, the real cause.
         throw busy ?? new DeadlineExceeded('the deadline passed before the statement could run; nothing was written');
       }
@@ -91,7 +101,7 @@ export class RetryingSqliteConnection {
           throw error;
         }
         busy = error;
-        await sleep(Math.min(retryDelayMs(attempt), giveUpAt - now));
+        await pause(Math.min(retryDelayMs(attempt), giveUpAt - now), signal);
       }
     }
   }

@@ -7,8 +7,9 @@
  * whole server froze for the full timeout. Here connections run with
  * busy_timeout = 0, so a locked database answers SQLITE_BUSY at once, and the statement is tried
  * again after a jittered timer while the event loop serves everything else. The wait is bounded
- * by the statement's lock budget and by the caller's deadline (DbHandle.withDeadline), and no
- * statement but ROLLBACK starts after that deadline: work a caller gave up on never commits later.
+ * by the statement's lock budget and by the caller's deadline (the AbortSignal kysely hands to
+ * `acquireConnection`, see deadline.ts), and no statement but ROLLBACK starts after that
+ * deadline: work a caller gave up on never commits later.
  *
  * Two connections: one writer, taken in turn (an async lock, held across a transaction), and one
  * reader for statements outside transactions that SQLite says are read-only. In WAL mode readers
@@ -20,7 +21,7 @@
  * of on their first write, where WAL may answer SQLITE_BUSY_SNAPSHOT, which no retry can cure
  * (https://sqlite.org/lang_transaction.html, https://sqlite.org/wal.html#sometimes_queries_return_sqlite_busy_in_wal_mode).
  */
-import { CompiledQuery, SqliteAdapter, type DatabaseConnection, type Driver, type QueryResult } from 'kysely';
+import { CompiledQuery, SqliteAdapter, type AbortableOperationOptions, type DatabaseConnection, type Driver, type QueryResult } from 'kysely';
 import { RetryingSqliteConnection, type SqliteDriverConfig } from './sqlite-connection.ts';
 import { DeadlineExceeded } from './storage-errors.ts';
 
@@ -36,35 +37,36 @@ export class ConcurrentSqliteAdapter extends SqliteAdapter {
 /** Whose turn it is on the writer connection; waiting ends at the caller's deadline. */
 class WriterTurns {
   #held = false;
-  readonly #waiting: Array<{ grant: () => void; timer: NodeJS.Timeout | undefined }> = [];
+  readonly #waiting: Array<() => void> = [];
 
-  async take(deadline: number | undefined): Promise<void> {
+  async take(signal: AbortSignal | undefined): Promise<void> {
     if (!this.#held) {
       this.#held = true;
       return;
     }
+    if (signal?.aborted) throw busyUntilDeadline();
     await new Promise<void>((resolve, reject) => {
-      const waiter = { grant: resolve, timer: undefined as NodeJS.Timeout | undefined };
-      this.#waiting.push(waiter);
-      if (deadline !== undefined) {
-        waiter.timer = setTimeout(() => {
-          this.#waiting.splice(this.#waiting.indexOf(waiter), 1);
-          reject(new DeadlineExceeded('the database was busy with other writes until the deadline; nothing was written'));
-        }, Math.max(0, deadline - Date.now()));
-      }
+      const gone = () => {
+        this.#waiting.splice(this.#waiting.indexOf(grant), 1);
+        reject(busyUntilDeadline());
+      };
+      const grant = () => {
+        signal?.removeEventListener('abort', gone);
+        resolve();
+      };
+      this.#waiting.push(grant);
+      signal?.addEventListener('abort', gone, { once: true });
     });
   }
 
   give(): void {
     const next = this.#waiting.shift();
-    if (next === undefined) {
-      this.#held = false;
-      return;
-    }
-    clearTimeout(next.timer);
-    next.grant();
+    if (next === undefined) this.#held = false;
+    else next();
   }
 }
+
+const busyUntilDeadline = () => new DeadlineExceeded('the database was busy with other writes until the deadline; nothing was written');
 
 export class RetryingSqliteDriver implements Driver {
   readonly #config: SqliteDriverConfig;
@@ -81,8 +83,9 @@ export class RetryingSqliteDriver implements Driver {
     this.#reader = this.#config.separateReader ? new RetryingSqliteConnection(await this.#config.open(), this.#config) : undefined;
   }
 
-  async acquireConnection(): Promise<DatabaseConnection> {
-    return new SqliteSession(this.#writer!, this.#reader, this.#turns, this.#config);
+  /** A session bound to the caller's deadline, when kysely was handed one (deadline.ts `within`). */
+  async acquireConnection(options?: AbortableOperationOptions): Promise<DatabaseConnection> {
+    return new SqliteSession(this.#writer!, this.#reader, this.#turns, options?.signal);
   }
 
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
@@ -112,33 +115,34 @@ class SqliteSession implements DatabaseConnection {
   readonly #writer: RetryingSqliteConnection;
   readonly #reader: RetryingSqliteConnection | undefined;
   readonly #turns: WriterTurns;
-  readonly #config: SqliteDriverConfig;
+  /** The caller's deadline, if it gave one. */
+  readonly #signal: AbortSignal | undefined;
   /** This session holds the writer's turn: inside a transaction. */
   #holding = false;
 
-  constructor(writer: RetryingSqliteConnection, reader: RetryingSqliteConnection | undefined, turns: WriterTurns, config: SqliteDriverConfig) {
+  constructor(writer: RetryingSqliteConnection, reader: RetryingSqliteConnection | undefined, turns: WriterTurns, signal: AbortSignal | undefined) {
     this.#writer = writer;
     this.#reader = reader;
     this.#turns = turns;
-    this.#config = config;
+    this.#signal = signal;
   }
 
   async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
-    if (this.#holding) return this.#writer.execute<R>(compiledQuery);
-    if (this.#reader?.isReadonly(compiledQuery.sql)) return this.#reader.execute<R>(compiledQuery);
-    await this.#turns.take(this.#config.deadline());
+    if (this.#holding) return this.#writer.execute<R>(compiledQuery, this.#signal);
+    if (this.#reader?.isReadonly(compiledQuery.sql)) return this.#reader.execute<R>(compiledQuery, this.#signal);
+    await this.#turns.take(this.#signal);
     try {
-      return await this.#writer.execute<R>(compiledQuery);
+      return await this.#writer.execute<R>(compiledQuery, this.#signal);
     } finally {
       this.#turns.give();
     }
   }
 
   async begin(): Promise<void> {
-    await this.#turns.take(this.#config.deadline());
+    await this.#turns.take(this.#signal);
     this.#holding = true;
     try {
-      await this.#writer.execute(CompiledQuery.raw('begin immediate'));
+      await this.#writer.execute(CompiledQuery.raw('begin immediate'), this.#signal);
     } catch (error) {
       this.#release();
       throw error;
@@ -147,7 +151,7 @@ class SqliteSession implements DatabaseConnection {
 
   async commit(): Promise<void> {
     try {
-      await this.#writer.execute(CompiledQuery.raw('commit'));
+      await this.#writer.execute(CompiledQuery.raw('commit'), this.#signal);
     } finally {
       // A failed COMMIT may leave the transaction open (kysely then rolls back) or have
       // rolled it back already (SQLITE_FULL, SQLITE_IOERR).

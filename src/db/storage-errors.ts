@@ -4,7 +4,7 @@
  * cannot currently succeed (the instance is then not ready, see DbHandle.ping).
  */
 
-/** Work scoped by `DbHandle.withDeadline` that did not finish, or was refused, past its deadline. */
+/** Work handed a deadline (`DbHandle.within`, deadline.ts) that did not finish, or was refused, past it. */
 export class DeadlineExceeded extends Error {
   override name = 'DeadlineExceeded';
 }

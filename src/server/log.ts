@@ -10,7 +10,8 @@
  */
 import { pino, type Logger, type LevelWithSilent } from 'pino';
 import { secretRedactor, type SecretRedactor } from '../lib/redact-secrets.ts';
-import { redactUrl, redactUrlsIn } from '../lib/redact-url.ts';
+import { redactUrlsIn } from '../lib/redact-url.ts';
+import { censor, censorNested, censorOwn, TOP_LEVEL_PATHS } from './log-fields.ts';
 
 export type { Logger };
 
@@ -47,6 +48,20 @@ export const LOG_BUFFER_MAX_BYTES = 4 * 1024 * 1024;
  */
 export const LOG_FLUSH_INTERVAL_MS = 1_000;
 
+/**
+ * sonic-boom in buffer mode, each line encoded once as it is handed over. In its default (utf8)
+ * mode it appends a line to the last waiting string and measures that string's UTF-8 length on
+ * every write, so V8 flattened the growing concatenation once per line: a copy of up to 16 KiB
+ * of waiting lines for each line, 9 % of all allocation in a flood of contact submissions
+ * (bench/NOTES.md, "Memory round"). In buffer mode it keeps the Buffers in a list and adds up
+ * their lengths. `flush` is pino's `log.flush()`.
+ */
+function encodeOnce(boom: ReturnType<typeof pino.destination>): pino.DestinationStream & { flush(cb?: (err?: Error) => unknown): void } {
+  // Typed for strings; in buffer mode it takes Buffers (sonic-boom's writeBuffer).
+  const writeBytes = boom.write.bind(boom) as unknown as (bytes: Uint8Array) => boolean;
+  return { write: (line: string) => void writeBytes(Buffer.from(line)), flush: (cb) => boom.flush(cb) };
+}
+
 /** Count the lines a full buffer dropped, and say how many once a second (through `log`). */
 function reportDrops(boom: pino.DestinationStream & NodeJS.EventEmitter, log: Logger): void {
   let dropped = 0;
@@ -60,16 +75,18 @@ function reportDrops(boom: pino.DestinationStream & NodeJS.EventEmitter, log: Lo
 }
 
 export function createLogger({ level, buffered = false, flushIntervalMs = LOG_FLUSH_INTERVAL_MS, stream, secrets = [] }: LogOptions): Logger {
-  const boom = stream ? undefined : pino.destination({ dest: 1, sync: !buffered, minLength: buffered ? 4096 : 0, ...(buffered ? { maxLength: LOG_BUFFER_MAX_BYTES } : {}) });
-  const destination = stream ?? boom!;
+  const boom = stream ? undefined : pino.destination({ dest: 1, sync: !buffered, contentMode: 'buffer', minLength: buffered ? 4096 : 0, ...(buffered ? { maxLength: LOG_BUFFER_MAX_BYTES } : {}) });
+  const destination = stream ?? encodeOnce(boom!);
   const redact = secretRedactor(secrets);
   const log = pino(
     {
       level,
       base: { pid: process.pid },
       timestamp: pino.stdTimeFunctions.isoTime,
-      formatters: { level: (label) => ({ level: label }) },
-      redact: { paths: SECRET_PATHS, censor },
+      // Secret fields by name (log-fields.ts): pino's `redact` at the top level, ours one level
+      // down; `err` is censored by its serializer, once it is a plain object.
+      formatters: { level: (label) => ({ level: label }), log: (fields) => censorNested(fields, 'err') },
+      redact: { paths: TOP_LEVEL_PATHS, censor },
       serializers: { err: serializeError },
       // The finished line, whatever put the value where: message, stack, nested field, cause.
       hooks: { streamWrite: redact },
@@ -106,25 +123,13 @@ export function flushLogger(log: Logger): void {
 }
 
 /**
- * Fields that hold a secret or a URL that may carry one, wherever a log call puts them at the
- * top level or one level down. Secrets are replaced; URLs keep everything but the password.
- */
-const URL_FIELDS = ['DATABASE_URL', 'REDIS_URL', 'LLM_BASE_URL', 'CONTACT_WEBHOOK_URL', 'database', 'redisUrl', 'webhookUrl', 'baseUrl', 'connectionString'];
-const SECRET_FIELDS = ['LLM_API_KEY', 'apiKey', 'password', 'authorization', 'cookie'];
-const SECRET_PATHS = [...URL_FIELDS, ...SECRET_FIELDS].flatMap((field) => [field, `*.${field}`]).concat(['req.headers.authorization', 'req.headers.cookie']);
-
-function censor(value: unknown, path: string[]): unknown {
-  const field = path[path.length - 1] ?? '';
-  return URL_FIELDS.includes(field) && typeof value === 'string' ? redactUrl(value) : '[redacted]';
-}
-
-/**
  * pino's error serializer, then every string in the result (message, stack, causes) with URL
- * passwords hidden: a driver's error may quote the connection string it was given.
+ * passwords hidden: a driver's error may quote the connection string it was given; and its
+ * secret fields censored (log-fields.ts), as every other field's.
  */
 function serializeError(error: unknown): unknown {
-  const serialized: unknown = error instanceof Error ? pino.stdSerializers.err(error) : error;
-  return scrub(serialized, 0);
+  const serialized: unknown = scrub(error instanceof Error ? pino.stdSerializers.err(error) : error, 0);
+  return typeof serialized === 'object' && serialized !== null && !Array.isArray(serialized) ? censorNested(censorOwn(serialized as Record<string, unknown>)) : serialized;
 }
 
 /**

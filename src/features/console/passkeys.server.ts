@@ -16,12 +16,35 @@ import {
   type RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import type { DbHandle } from '../../db/create-db.ts';
-import { CEREMONY_TIMEOUT_MS, spendChallenge, storeChallenge } from './challenges.server.ts';
+import { CEREMONY_TIMEOUT_MS, spendChallenge, storeChallenge, type ChallengePurpose } from './challenges.server.ts';
 import { relyingParty, type ConsoleSettings } from './console-deps.ts';
 import { inviteState, spendInvite, type InviteState } from './invites.server.ts';
 import { addCredential, addOperator, credentialUsed, findCredential } from './operators.server.ts';
 
 export type Refusal = { refused: string };
+
+/**
+ * What both ceremonies check of a response: the challenge, spent in the same step so it serves
+ * once; the origin and the relying party's id; user verification (WebAuthn Level 3, 7.1 and 7.2).
+ */
+function expected(db: DbHandle, config: ConsoleSettings, purpose: ChallengePurpose, now: number) {
+  const { rpID, origin } = relyingParty(config);
+  return {
+    expectedChallenge: (challenge: string) => spendChallenge(db.kysely, challenge, purpose, now),
+    expectedOrigin: origin,
+    expectedRPID: rpID,
+    requireUserVerification: true,
+  };
+}
+
+/** The library's verification, or a refusal saying why it threw (a malformed or foreign response). */
+async function accepted<T>(verification: Promise<T>): Promise<T | Refusal> {
+  try {
+    return await verification;
+  } catch (error) {
+    return { refused: `The passkey was not accepted: ${(error as Error).message}` };
+  }
+}
 
 export async function enrolmentOptions(db: DbHandle, config: ConsoleSettings, invite: string, now: number): Promise<PublicKeyCredentialCreationOptionsJSON | Refusal> {
   const state = await inviteState(db.kysely, invite, now);
@@ -50,19 +73,8 @@ export function inviteRefusal(state: Exclude<InviteState, { kind: 'valid' }>): s
 export async function enrol(db: DbHandle, config: ConsoleSettings, invite: string, response: RegistrationResponseJSON, now: number): Promise<{ operatorId: number; name: string } | Refusal> {
   const before = await inviteState(db.kysely, invite, now);
   if (before.kind !== 'valid') return { refused: inviteRefusal(before) };
-  const { rpID, origin } = relyingParty(config);
-  let verification;
-  try {
-    verification = await verifyRegistrationResponse({
-      response,
-      expectedChallenge: (challenge) => spendChallenge(db.kysely, challenge, 'enrol', now),
-      expectedOrigin: origin,
-      expectedRPID: rpID,
-      requireUserVerification: true,
-    });
-  } catch (error) {
-    return { refused: `The passkey was not accepted: ${(error as Error).message}` };
-  }
+  const verification = await accepted(verifyRegistrationResponse({ response, ...expected(db, config, 'enrol', now) }));
+  if ('refused' in verification) return verification;
   if (!verification.verified) return { refused: 'The passkey was not accepted.' };
   const { credential } = verification.registrationInfo;
   return db.kysely.transaction().execute(async (tx) => {
@@ -85,20 +97,9 @@ export async function signInOptions(db: DbHandle, config: ConsoleSettings, now: 
 export async function signIn(db: DbHandle, config: ConsoleSettings, response: AuthenticationResponseJSON, now: number): Promise<{ operatorId: number } | Refusal> {
   const stored = typeof response.id === 'string' ? await findCredential(db.kysely, response.id) : undefined;
   if (!stored) return { refused: 'This passkey is not registered here (it may have been removed). Ask for a new invite.' };
-  const { rpID, origin } = relyingParty(config);
-  let verification;
-  try {
-    verification = await verifyAuthenticationResponse({
-      response,
-      expectedChallenge: (challenge) => spendChallenge(db.kysely, challenge, 'sign-in', now),
-      expectedOrigin: origin,
-      expectedRPID: rpID,
-      credential: { id: stored.id, publicKey: stored.publicKey, counter: stored.counter, transports: stored.transports },
-      requireUserVerification: true,
-    });
-  } catch (error) {
-    return { refused: `The passkey was not accepted: ${(error as Error).message}` };
-  }
+  const credential = { id: stored.id, publicKey: stored.publicKey, counter: stored.counter, transports: stored.transports };
+  const verification = await accepted(verifyAuthenticationResponse({ response, credential, ...expected(db, config, 'sign-in', now) }));
+  if ('refused' in verification) return verification;
   if (!verification.verified) return { refused: 'The passkey was not accepted.' };
   await credentialUsed(db.kysely, stored.id, verification.authenticationInfo.newCounter, now);
   return { operatorId: stored.operatorId };

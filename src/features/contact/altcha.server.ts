@@ -16,6 +16,7 @@ import { createHmac } from 'node:crypto';
 import { createChallenge, randomInt, verifySolution, type Challenge, type Solution } from 'altcha-lib';
 import { deriveKey } from 'altcha-lib/algorithms/pbkdf2';
 import type { DbHandle } from '../../db/create-db.ts';
+import type { Deadline } from '../../db/deadline.ts';
 import type { Endpoint } from '../../lib/endpoint.ts';
 import { ALTCHA_LIMITS, AltchaPayload, challengeFailed, challengeReplayed, challengeRequired } from './altcha.ts';
 
@@ -82,8 +83,8 @@ export interface SpendOptions {
   /** The submission's Idempotency-Key: a retry of the submission that spent a solution passes. */
   idempotencyKey: string | undefined;
   now?: number;
-  /** Budget for the database, in ms. */
-  timeoutMs?: number;
+  /** The request's deadline (src/db/deadline.ts), or a budget in ms; 2 s without either. */
+  deadline?: Deadline | number;
 }
 
 /**
@@ -107,17 +108,17 @@ export async function spendSolution(db: DbHandle, hmacKey: string, value: unknow
   const now = options.now ?? Date.now();
   const key = options.idempotencyKey ?? null;
   // A database failure propagates as it is: the handler answers 502 as for a failed store.
-  const spentBy = await db.withDeadline(options.timeoutMs ?? 2_000, async () => {
+  const spentBy = await db.within(options.deadline ?? 2_000, async (kysely) => {
     // Expired rows can no longer match a valid solution: drop them as we go (indexed).
-    await db.kysely.deleteFrom('contact_altcha_used').where('expires_at', '<', now).execute();
-    const inserted = await db.kysely
+    await kysely.deleteFrom('contact_altcha_used').where('expires_at', '<', now).execute();
+    const inserted = await kysely
       .insertInto('contact_altcha_used')
       .values({ signature: payload.challenge.signature, expires_at: payload.challenge.parameters.expiresAt * 1000, idempotency_key: key })
       .onConflict((oc) => oc.column('signature').doNothing())
       .returning('signature')
       .executeTakeFirst();
     if (inserted) return undefined;
-    return db.kysely.selectFrom('contact_altcha_used').select('idempotency_key').where('signature', '=', payload.challenge.signature).executeTakeFirstOrThrow();
+    return kysely.selectFrom('contact_altcha_used').select('idempotency_key').where('signature', '=', payload.challenge.signature).executeTakeFirstOrThrow();
   });
   // Spent before: only by this very submission retried with its Idempotency-Key.
   if (spentBy !== undefined && (key === null || spentBy.idempotency_key !== key)) throw challengeReplayed();

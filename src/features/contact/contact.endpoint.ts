@@ -18,7 +18,8 @@
  */
 import type { Logger } from 'pino';
 import type { DbHandle } from '../../db/create-db.ts';
-import { timeLeft, type Endpoint, type PlainRequest, type PlainResponse } from '../../lib/endpoint.ts';
+import { Deadline } from '../../db/deadline.ts';
+import type { Endpoint, PlainRequest, PlainResponse } from '../../lib/endpoint.ts';
 import { validationFailed } from '../../lib/field-error.ts';
 import { HttpError, renderError, toHttpError } from '../../lib/http-error.ts';
 import { parseJsonBody } from '../../lib/json-body.ts';
@@ -58,6 +59,9 @@ export const contactEndpoint: Endpoint<ContactDeps> = async (request, deps) => {
   const kind = bodyKindOf(request.headers.get('content-type'));
   const html = wantsHtml(kind, request.headers.get('accept'));
   let body: Record<string, unknown> = {};
+  // The request's one deadline, handed down to the statements that spend the solution and store
+  // the submission; its one timer is armed by the first of them and cleared on the way out.
+  const deadline = Deadline.at(request.deadline);
   try {
     const key = parseIdempotencyKey(request.headers.get('idempotency-key'));
     if (!key.ok) throw validationFailed([key.error], 'Send a fresh UUID per submission in Idempotency-Key, or leave the header out.');
@@ -73,8 +77,8 @@ export const contactEndpoint: Endpoint<ContactDeps> = async (request, deps) => {
       throw validationFailed(parsed.errors, 'Correct the fields listed in errors and send the form again.');
     }
     // Spam (spam.ts) is kept with its reason and answered like the rest, never delivered.
-    const spamReason = honeypot ? 'honeypot' : ((await proofOfWorkVerdict(request, deps, body, key.key)) ?? spamHeuristic(parsed.payload));
-    const stored = await store(deps, parsed.payload, key.key, timeLeft(request), spamReason);
+    const spamReason = honeypot ? 'honeypot' : ((await proofOfWorkVerdict(deps, body, key.key, deadline)) ?? spamHeuristic(parsed.payload));
+    const stored = await store(deps, parsed.payload, key.key, deadline, spamReason);
     deps.log.info({ submission: stored.id, replayed: stored.replayed, ...(spamReason ? { spam: spamReason } : {}) }, 'contact submission stored');
     // Spam is kept but never delivered: counted with the refusals, by its kind (a bounded label).
     if (!stored.replayed && spamReason) (deps.meter ?? NO_METER).count('contact_submissions_refused_total', { reason: spamKind(spamReason) });
@@ -85,6 +89,8 @@ export const contactEndpoint: Endpoint<ContactDeps> = async (request, deps) => {
     (deps.meter ?? NO_METER).count('contact_submissions_refused_total', { reason: toHttpError(error).code });
     if (html) return formPageResponse(deps, body, error);
     return renderError(toHttpError(error), request.url.pathname);
+  } finally {
+    deadline.dispose();
   }
 };
 
@@ -99,13 +105,13 @@ function spamKind(reason: string): string {
  * reason when it is malformed, forged, wrong, expired or spent (spam.ts); a missing one is still
  * the 400 challenge_required. Checked once the fields are valid, so a typo does not spend the
  * solution. The request's one deadline bounds the bookkeeping and the store together, so the 502
- * still comes in time however the two share it; the bookkeeping takes at most half of what is left.
+ * still comes in time however the two share it.
  */
-async function proofOfWorkVerdict(request: PlainRequest, deps: ContactDeps, body: Record<string, unknown>, idempotencyKey: string | undefined): Promise<string | undefined> {
+async function proofOfWorkVerdict(deps: ContactDeps, body: Record<string, unknown>, idempotencyKey: string | undefined, deadline: Deadline): Promise<string | undefined> {
   const hmacKey = deps.config.CONTACT_ALTCHA_HMAC_KEY;
   if (hmacKey === undefined) return undefined;
   try {
-    await spendSolution(deps.db, hmacKey, body[ALTCHA_FIELD], { idempotencyKey, timeoutMs: timeLeft(request) / 2 });
+    await spendSolution(deps.db, hmacKey, body[ALTCHA_FIELD], { idempotencyKey, deadline });
     return undefined;
   } catch (error) {
     if (error instanceof HttpError && (error.code === 'challenge_failed' || error.code === 'challenge_replayed')) return `proof of work: ${error.detail ?? error.title}`;
@@ -154,33 +160,19 @@ function unavailable(deps: ContactDeps, error: unknown): HttpError {
   });
 }
 
-class StoreTimeout extends Error {
-  override name = 'StoreTimeout';
-}
-
 /**
- * Store with a deadline. Every failure but a reused key is the database's (unreachable,
- * read-only, locked, timed out): 502 per docs/interface.md section 3, and nothing was stored: the
- * insert either failed or, past the deadline, is cancelled by the database itself (see
- * storeSubmission's lock timeout, set below the deadline).
+ * Store by the request's deadline. Every failure but a reused key is the database's
+ * (unreachable, read-only, locked, out of time): 502 per docs/interface.md section 3, and nothing
+ * was stored: past the deadline no statement but ROLLBACK runs (src/db/deadline.ts).
  */
-async function store(deps: ContactDeps, payload: ContactPayload, idempotencyKey: string | undefined, timeoutMs: number, spamReason: string | undefined): Promise<StoreResult> {
-  const attempt = storeSubmission(deps.db, payload, {
-    idempotencyKey,
-    spamReason,
-    deliver: deps.config.CONTACT_WEBHOOK_URL !== undefined || deps.config.CONTACT_NOTIFY_SMTP_URL !== undefined,
-    lockTimeoutMs: Math.max(1, timeoutMs - 250),
-  });
-  // If the deadline wins, the store's own failure arrives later with no one awaiting it.
-  attempt.catch(() => {});
-  let timer: NodeJS.Timeout | undefined;
+async function store(deps: ContactDeps, payload: ContactPayload, idempotencyKey: string | undefined, deadline: Deadline, spamReason: string | undefined): Promise<StoreResult> {
   try {
-    return await Promise.race([
-      attempt,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new StoreTimeout(`the database did not answer within ${timeoutMs} ms`)), timeoutMs);
-      }),
-    ]);
+    return await storeSubmission(deps.db, payload, {
+      idempotencyKey,
+      spamReason,
+      deliver: deps.config.CONTACT_WEBHOOK_URL !== undefined || deps.config.CONTACT_NOTIFY_SMTP_URL !== undefined,
+      deadline,
+    });
   } catch (error) {
     if (error instanceof IdempotencyKeyReused) {
       throw new HttpError('idempotency_key_reused', {
@@ -189,7 +181,5 @@ async function store(deps: ContactDeps, payload: ContactPayload, idempotencyKey:
       });
     }
     throw unavailable(deps, error);
-  } finally {
-    clearTimeout(timer);
   }
 }

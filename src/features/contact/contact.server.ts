@@ -7,6 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
 import { CompiledQuery, sql, type Kysely, type Transaction } from 'kysely';
 import type { DbHandle } from '../../db/create-db.ts';
+import { Deadline } from '../../db/deadline.ts';
 import { DeadlineExceeded } from '../../db/storage-errors.ts';
 import type { ContactSubmissionRow, Database, NewContactSubmission } from '../../db/schema.ts';
 import { csvRecord, csvStringifyOptions, type CsvOptions } from './contact-csv.ts';
@@ -38,11 +39,11 @@ export interface StoreOptions {
   /** Epoch ms of the submission; now by default. */
   now?: number;
   /**
-   * Deadline of the store, in ms from the call: waits for a lock or a pooled connection end
-   * there, and the store then fails having stored nothing (DbHandle.withDeadline) instead of
-   * committing after the caller has given up on it.
+   * The request's deadline (src/db/deadline.ts), handed down to the statement: waits for a lock,
+   * the writer's turn or a pooled connection end there, and the store then fails having stored
+   * nothing instead of committing after the caller has given up on it. Without one, 4 s from the call.
    */
-  lockTimeoutMs?: number;
+  deadline?: Deadline;
 }
 
 export interface StoreResult {
@@ -53,8 +54,14 @@ export interface StoreResult {
 
 type Queryable = Kysely<Database> | Transaction<Database>;
 
-/** How much earlier than the store's deadline PostgreSQL cancels a statement itself. */
+/**
+ * How much earlier than the store's deadline PostgreSQL cancels a statement itself, so that a
+ * lock wait ends with the server's own account of it rather than with our deadline.
+ */
 const STATEMENT_MARGIN_MS = 100;
+
+/** The store's deadline when the caller gives none (jobs, tests). */
+const DEFAULT_DEADLINE_MS = 4_000;
 
 type SubmissionRow = NewContactSubmission & SubmissionContent;
 
@@ -62,8 +69,8 @@ type SubmissionRow = NewContactSubmission & SubmissionContent;
 interface Pending {
   row: SubmissionRow;
   key: string | null;
-  /** Epoch ms by which it must be committed, or not at all. */
-  deadline: number;
+  /** By when it must be committed, or not at all. */
+  deadline: Deadline;
   complete: (outcome: Outcome) => void;
 }
 type Outcome = { ok: true; result: StoreResult } | { ok: false; error: unknown };
@@ -98,9 +105,14 @@ export function storeSubmission(db: DbHandle, payload: ContactPayload, options: 
     // Only on spam: the usual row keeps the usual column list, and so its prepared statement.
     ...(options.spamReason === undefined ? {} : { spam_reason: options.spamReason }),
   };
-  const deadline = Date.now() + Math.max(1, Math.round(options.lockTimeoutMs ?? 4_000));
+  const deadline = options.deadline ?? Deadline.after(DEFAULT_DEADLINE_MS);
   return new Promise<StoreResult>((resolve, reject) => {
-    const complete = (outcome: Outcome) => (outcome.ok ? resolve(outcome.result) : reject(outcome.error));
+    const complete = (outcome: Outcome) => {
+      // A deadline of our own has a timer of our own.
+      if (deadline !== options.deadline) deadline.dispose();
+      if (outcome.ok) resolve(outcome.result);
+      else reject(outcome.error);
+    };
     let queue = waiting.get(db);
     if (queue === undefined) {
       queue = [];
@@ -119,7 +131,8 @@ async function flush(db: DbHandle, group: Pending[]): Promise<void> {
   let reachedCommit = false;
   let outcomes: Outcome[];
   try {
-    outcomes = await inTransaction(db, Math.min(...group.map((p) => p.deadline)), async (trx) => {
+    const earliest = group.reduce((first, p) => (p.deadline.at < first.at ? p.deadline : first), group[0]!.deadline);
+    outcomes = await inTransaction(db, earliest, async (trx) => {
       const results: Outcome[] = [];
       for (const pending of group) {
         try {
@@ -151,7 +164,7 @@ async function storeAlone(db: DbHandle, pending: Pending): Promise<void> {
       db.engine === 'sqlite'
         ? // One statement, so no transaction: the driver waits for the write lock on timers, never
           // on the event loop, and never starts the insert after the deadline.
-          await db.withDeadline(Math.max(1, pending.deadline - Date.now()), () => insertOrReplay(db.kysely, db.engine, pending.row, pending.key))
+          await db.within(pending.deadline, (kysely) => insertOrReplay(kysely, db.engine, pending.row, pending.key))
         : await inTransaction(db, pending.deadline, (trx) => insertOrReplay(trx, db.engine, pending.row, pending.key));
     pending.complete({ ok: true, result });
   } catch (error) {
@@ -159,18 +172,17 @@ async function storeAlone(db: DbHandle, pending: Pending): Promise<void> {
   }
 }
 
-/** `work` in one transaction that commits by `deadline` (epoch ms) or not at all (DbHandle.withDeadline). */
-function inTransaction<T>(db: DbHandle, deadline: number, work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
-  const ms = Math.max(1, deadline - Date.now());
-  return db.withDeadline(ms, () =>
-    db.kysely.transaction().execute(async (trx) => {
+/** `work` in one transaction that commits by `deadline` or not at all (DbHandle.within). */
+function inTransaction<T>(db: DbHandle, deadline: Deadline, work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+  return db.within(deadline, (kysely) =>
+    kysely.transaction().execute(async (trx) => {
       if (db.engine === 'postgres') {
         // What is left of the deadline after waiting for a pooled connection, less a margin for
         // the round trip, scoped to this transaction (SET LOCAL): the server cancels an insert
         // stuck behind a lock itself, and reports why, before the deadline; the data layer
         // refuses the COMMIT past the deadline, so a submission we answered 502 for cannot
         // commit later when the lock is finally released.
-        const left = Math.max(1, (db.remainingMs() ?? ms) - STATEMENT_MARGIN_MS);
+        const left = Math.max(1, deadline.remainingMs() - STATEMENT_MARGIN_MS);
         await sql`select set_config('statement_timeout', ${String(left)}, true)`.execute(trx);
       }
       return work(trx);

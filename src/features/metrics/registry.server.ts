@@ -16,8 +16,17 @@ import { CATALOG, catalogByName, type MetricFamily, type MetricType } from './ca
 /** A reading taken at scrape time: sets gauges through the meter. */
 export type Collector = (meter: Meter) => void | Promise<void>;
 
+/** One series of a family, bound once: records a value (a counter's increment, an observation). */
+export type Series = (value: number) => void;
+
 export interface Metrics {
   meter: Meter;
+  /**
+   * The series of family `name` with `labels`, checked and bounded as the meter's calls are,
+   * for a hot path: recording through it skips the meter's name and label lookups (the request
+   * observer, src/app/request-metrics.ts, binds its series once per label combination).
+   */
+  bind(name: string, labels?: Labels): Series;
   /** Register a scrape-time reading, named for its error counter's label. */
   collect(name: string, collector: Collector): void;
   /** Run the collectors, then the exposition in the Prometheus text format 0.0.4. */
@@ -74,7 +83,7 @@ interface SeriesState {
   value?: number;
   sum?: number;
   count?: number;
-  bucketValues?: Record<number, number>;
+  bucketValues?: Record<string, number>;
 }
 
 function stateOf(instrument: Instrument, values: Record<string, string>): SeriesState {
@@ -107,16 +116,20 @@ function bindChild(entry: Entry, values: Record<string, string>): Child {
   }
   (instrument as Histogram).zero(values);
   const state = stateOf(instrument, values);
-  const bounds = family.buckets ?? [];
+  const counts = state.bucketValues!;
+  const bounds = Float64Array.from(family.buckets ?? []);
+  // prom-client keys a series' bucket counts by the bound as a property name: made once here,
+  // not converted from the number on every observation.
+  const keys = Array.from(bounds, String);
   return {
     record(value) {
       if (!Number.isFinite(value)) throw new TypeError(`histogram ${family.name} cannot observe ${value}`);
       state.sum! += value;
       state.count! += 1;
       // Counts per bucket, not cumulative: prom-client sums them when it writes the exposition.
-      for (const bound of bounds) {
-        if (value <= bound) {
-          state.bucketValues![bound]! += 1;
+      for (let i = 0; i < bounds.length; i++) {
+        if (value <= bounds[i]!) {
+          counts[keys[i]!]! += 1;
           break;
         }
       }
@@ -192,6 +205,10 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
 
   return {
     meter,
+    bind(name, labels) {
+      const child = childOf(entries, name, entries.get(name)?.family.type ?? 'counter', labels);
+      return (value) => child.record(value);
+    },
     contentType: registry.contentType,
     collect(name, collector) {
       if (collectors.has(name)) throw new Error(`collector ${name} is registered twice`);

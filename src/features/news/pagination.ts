@@ -9,6 +9,7 @@
  * sits at the folder that holds the list's pages. /news/page/1/ is never written: page 1 has one
  * address.
  */
+import type { PaginateFunction } from 'astro';
 
 /**
  * Articles per list page. A card is about 0.5 KB of HTML, so a page stays near 19 KB with its
@@ -63,6 +64,19 @@ export function newsListParam(pageNumber: number): string | undefined {
 export function toNewsListUrl(paginateUrl: string): string {
   const number = /\/(\d+)\/?$/.exec(paginateUrl)?.[1];
   return newsListPath(number === undefined ? 1 : Number(number));
+}
+
+/**
+ * The static paths of the news list of `entries` (in list order), NEWS_PAGE_SIZE a page, for
+ * src/pages/news/[...page].astro and a scheduled edition's copy of it (`params` then holds the
+ * edition's `at`). paginate() alone would publish page n at /news/<n>/, an article's address:
+ * the URLs it hands the page go through toNewsListUrl, and the page is written where they point.
+ */
+export function newsListPaths<E>(paginate: PaginateFunction, entries: readonly E[], params: Record<string, string> = {}) {
+  return paginate(entries, { pageSize: NEWS_PAGE_SIZE, params, format: toNewsListUrl }).map(({ props }) => ({
+    params: { ...params, page: newsListParam(props.page.currentPage) },
+    props,
+  }));
 }
 
 /** One place in the page navigation: a page number, or a gap standing for the numbers left out. */

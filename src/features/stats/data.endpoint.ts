@@ -68,7 +68,7 @@ export const dataEndpoint: Endpoint<DataDeps> = async (request, deps) => {
 /** The days, or 503 service_unavailable when the database cannot answer in time (RFC 9110 section 15.6.4). */
 async function readWithin(db: DbHandle, startDate: string, endDate: string, budgetMs: number): Promise<DailyStatRow[]> {
   try {
-    return await db.withDeadline(budgetMs, () => readDailyStats(db.kysely, startDate, endDate));
+    return await db.within(budgetMs, (kysely) => readDailyStats(kysely, startDate, endDate));
   } catch (error) {
     if (!isStorageUnavailable(error)) throw error;
     throw new HttpError('service_unavailable', {

@@ -19,7 +19,7 @@ function sampleOf(text: string, prefix: string): number | undefined {
 describe('the request observer', () => {
   it('counts requests, times them and adds their bytes, by route table name, method and status class', async () => {
     const metrics = createMetrics({ processMetrics: false });
-    const observe = createRequestObserver(metrics.meter, CLASSES);
+    const observe = createRequestObserver(metrics, CLASSES);
     observe(observation('/api/v1/public/data', { responseCache: 'hit', rateLimit: { class: 'data', outcome: 'allowed' } }));
     observe(observation('/api/v1/public/data', { status: 429, bytesSent: 50, responseCache: 'miss', rateLimit: { class: 'data', outcome: 'refused' } }));
     observe(observation('/news/', { staticFile: 'hit' }));
@@ -40,7 +40,7 @@ describe('the request observer', () => {
 
   it('puts what the route table does not name under `other`, and never throws', async () => {
     const metrics = createMetrics({ processMetrics: false });
-    const observe = createRequestObserver(metrics.meter, CLASSES);
+    const observe = createRequestObserver(metrics, CLASSES);
     observe(observation('/', { route: '/wp-login.php', method: 'PROPFIND', status: 999, rateLimit: { class: 'x', outcome: 'allowed' } }));
     observe(observation('/', { route: '/stats', method: 'GET', status: 200 }));
     const text = await metrics.scrape();
@@ -53,7 +53,7 @@ describe('the request observer', () => {
 
   it('adds no series under a flood of random paths and client addresses', async () => {
     const metrics = createMetrics({ processMetrics: false });
-    const observe = createRequestObserver(metrics.meter, CLASSES);
+    const observe = createRequestObserver(metrics, CLASSES);
     const flood = (n: number) => {
       for (let i = 0; i < n; i++) {
         const junk = randomBytes(8).toString('hex');

@@ -1,7 +1,9 @@
 /**
  * The production logger never writes a configured secret, whatever carries it (message, stack,
  * nested field, cause, the access log), in any of the forms it is written in, nor the request
- * and response bodies error objects hold.
+ * and response bodies error objects hold; and it censors secret fields by name
+ * (src/server/log-fields.ts) at the top level, one level down, in `req.headers`, in a child's
+ * bindings and in a logged error, leaving the caller's objects as they were.
  */
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
@@ -23,6 +25,8 @@ function collect() {
   });
   return { stream, text: () => written.join('') };
 }
+
+const parseLines = (text: string) => text.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
 
 const config = loadConfig({
   NODE_ENV: 'test',
@@ -85,5 +89,65 @@ describe('the logger and configured secrets', () => {
     flushLogger(log);
     expect(text()).toContain('"path":"/api/[redacted]"');
     expect(text()).not.toContain(KEY);
+  });
+});
+
+describe('secret fields in log lines', () => {
+  it('censors them at the top level and one level down, and keeps a URL but its password', () => {
+    const { stream, text } = collect();
+    const lines = () => parseLines(text());
+    const log = createLogger({ level: 'info', stream });
+    const fields = {
+      password: 'hunter2-top',
+      apiKey: 'key-top',
+      db: { connectionString: 'postgres://site:pw-nested@db.example/site', host: 'db.example' },
+      llm: { baseUrl: 'https://user:pw-base@llm.example/v1', authorization: 'Bearer tok-nested', model: 'm' },
+      database: 'postgres://site:pw-top@db.example/site',
+      req: { method: 'GET', headers: { authorization: 'Bearer tok-header', cookie: 'sid=cookie-value', accept: 'text/html' } },
+      count: 3,
+    };
+    const before = structuredClone(fields);
+    log.info(fields, 'with secrets');
+    flushLogger(log);
+    const [line] = lines();
+    const written = JSON.stringify(line);
+    for (const secret of ['hunter2-top', 'key-top', 'pw-nested', 'pw-base', 'tok-nested', 'pw-top', 'tok-header', 'cookie-value']) expect(written).not.toContain(secret);
+    const mark = '[redacted]';
+    expect(line).toMatchObject({
+      ...fields,
+      password: mark,
+      apiKey: mark,
+      database: 'postgres://site:***@db.example/site',
+      db: { ...fields.db, connectionString: 'postgres://site:***@db.example/site' },
+      llm: { ...fields.llm, baseUrl: 'https://user:***@llm.example/v1', authorization: mark },
+      req: { ...fields.req, headers: { ...fields.req.headers, authorization: mark, cookie: mark } },
+      msg: 'with secrets',
+    });
+    // The caller's object is not changed.
+    expect(fields).toEqual(before);
+  });
+
+  it('writes a line without such fields as it is', () => {
+    const { stream, text } = collect();
+    const lines = () => parseLines(text());
+    const log = createLogger({ level: 'info', stream });
+    log.info({ submission: 'c_1', replayed: false, nested: { a: 1, list: [{ password: 'in-an-array' }] } }, 'contact submission stored');
+    flushLogger(log);
+    expect(lines()[0]).toMatchObject({ submission: 'c_1', replayed: false, nested: { a: 1, list: [{ password: 'in-an-array' }] }, msg: 'contact submission stored' });
+  });
+
+  it('censors them in a child logger’s bindings and in a logged error', () => {
+    const { stream, text } = collect();
+    const lines = () => parseLines(text());
+    const log = createLogger({ level: 'info', stream }).child({ job: 'backup', webhookUrl: 'https://hooks.example/in?token=t0k3n-binding', cookie: 'sid=binding' });
+    const error = Object.assign(new Error('refused'), { password: 'err-password', options: { apiKey: 'err-nested-key' } });
+    log.warn({ err: error }, 'failed');
+    flushLogger(log);
+    const [line] = lines();
+    const written = JSON.stringify(line);
+    for (const secret of ['t0k3n-binding', 'sid=binding', 'err-password', 'err-nested-key']) expect(written).not.toContain(secret);
+    expect(line).toMatchObject({ job: 'backup', webhookUrl: 'https://hooks.example/in?token=***', cookie: '[redacted]', err: { message: 'refused', password: '[redacted]', options: { apiKey: '[redacted]' } } });
+    expect(String((line!['err'] as { stack: string }).stack)).toContain('Error: refused');
+    expect(error.password).toBe('err-password');
   });
 });

@@ -46,6 +46,29 @@ describe('the metrics registry', () => {
     expect(() => metrics.meter.count('chat_replies_total', labels, -1)).toThrow(/cannot add -1/);
   });
 
+  it('binds a series once for a hot path: it records what the meter would, checked the same way', async () => {
+    const metrics = createMetrics({ processMetrics: false });
+    const labels = { route: '/api/news', method: 'GET', status_class: '2xx' };
+    const requests = metrics.bind('http_requests_total', labels);
+    const duration = metrics.bind('http_request_duration_seconds', labels);
+    requests(1);
+    requests(2);
+    metrics.meter.count('http_requests_total', labels);
+    duration(0.0025);
+    duration(0.003);
+    duration(100);
+    const values = samples(await metrics.scrape());
+    const sample = (name: string, le?: string) => values.get(`${name}{${le === undefined ? '' : `le="${le}",`}route="/api/news",method="GET",status_class="2xx"}`);
+    expect(sample('http_requests_total')).toBe(4);
+    const buckets = ['0.0025', '0.005', '10'].map((le) => sample('http_request_duration_seconds_bucket', le));
+    expect([...buckets, sample('http_request_duration_seconds_count')]).toEqual([1, 2, 2, 3]);
+    expect(sample('http_request_duration_seconds_sum')).toBeCloseTo(100.0055, 6);
+    expect(() => requests(-1)).toThrow(/cannot add -1/);
+    expect(() => duration(Number.POSITIVE_INFINITY)).toThrow(/cannot observe Infinity/);
+    expect(() => metrics.bind('http_requests_count', labels)).toThrow(/not declared in the catalog/);
+    expect(() => metrics.bind('http_requests_total', { route: '/api/news', client: '192.0.2.1' })).toThrow(/has no label client/);
+  });
+
   it('carries the library\'s process metrics on the same registry', async () => {
     const metrics = createMetrics();
     const text = await metrics.scrape();
