@@ -68,9 +68,11 @@ export function createEdgeLimiter(config: Config, log: Logger, options: EdgeLimi
   const now = options.now ?? Date.now;
   const policies = policiesFromConfig(config);
   const draft = config.RATE_LIMIT_DRAFT_HEADERS;
-  const store: RateLimitStore & { readonly degraded?: boolean } = config.REDIS_URL
-    ? createRedisStore({ url: config.REDIS_URL, log, prefix: config.REDIS_KEY_PREFIX, commandTimeoutMs: config.REDIS_TIMEOUT_MS, ...(options.meter ? { meter: options.meter } : {}) })
-    : createMemoryStore();
+  const memory = config.REDIS_URL ? undefined : createMemoryStore();
+  const store: RateLimitStore & { readonly degraded?: boolean } =
+    memory ?? createRedisStore({ url: config.REDIS_URL!, log, prefix: config.REDIS_KEY_PREFIX, commandTimeoutMs: config.REDIS_TIMEOUT_MS, ...(options.meter ? { meter: options.meter } : {}) });
+  /** The in-process store answers at once: its decision is used without a promise (see `then`). */
+  const take = (key: string, windows: Window[], at: number): Maybe<Decision> => (memory ? memory.takeNow(key, windows, at) : store.take(key, windows, at));
   const { db } = options;
   const keys: KeyResolver | undefined = db && createKeyResolver({
     find: (tokenHash) => db.within(KEY_LOOKUP_DEADLINE_MS, (kysely) => findLiveKey(kysely, tokenHash)),
@@ -78,23 +80,22 @@ export function createEdgeLimiter(config: Config, log: Logger, options: EdgeLimi
     now,
   });
 
+  const dataRefusals = refusalMemo();
+  const siteRefusals = refusalMemo();
+
   function dataFigures(decision: Decision, at: number): Record<string, string> {
     return draft ? { ...dataHeaders(decision, at), ...draftHeaders(decision) } : dataHeaders(decision, at);
   }
 
   /** One take from the data windows of `key` (a client address or `key:<id>`). */
-  async function takeData(key: string, windows: Window[]): Promise<LimitOutcome> {
+  function takeData(key: string, windows: Window[]): Maybe<LimitOutcome> {
     const at = now();
-    const decision = await store.take(key, windows, at);
+    return then(take(key, windows, at), (decision) => dataOutcome(key, windows, decision, at));
+  }
+
+  function dataOutcome(key: string, windows: Window[], decision: Decision, at: number): LimitOutcome {
     const headers = dataFigures(decision, at);
-    if (!decision.allowed) {
-      const wait = decision.retryAfterSeconds ?? 1;
-      const detail =
-        decision.scope === 'data-day'
-          ? `rate limit exceeded: the daily quota is spent; it resets at 00:00 UTC, in ${wait} seconds`
-          : `rate limit exceeded: too many requests in a given amount of time; retry after ${wait} seconds`;
-      return { headers, refused: new HttpError('SVC1010', { detail }) };
-    }
+    if (!decision.allowed) return { headers, refused: dataRefusal(decision, dataRefusals) };
     return {
       headers,
       // A 304 Not Modified does not spend the daily quota (GitHub's rule): the day unit taken
@@ -108,9 +109,12 @@ export function createEdgeLimiter(config: Config, log: Logger, options: EdgeLimi
     };
   }
 
-  async function checkData(clientKey: string, headers: IncomingHttpHeaders): Promise<LimitOutcome> {
+  function checkData(clientKey: string, headers: IncomingHttpHeaders): Maybe<LimitOutcome> {
     const credentials = credentialsOf(headers);
-    if (credentials.kind === 'none') return takeData(clientKey, policies.data);
+    return credentials.kind === 'none' ? takeData(clientKey, policies.data) : checkCredentials(clientKey, credentials);
+  }
+
+  async function checkCredentials(clientKey: string, credentials: Exclude<Credentials, { kind: 'none' }>): Promise<LimitOutcome> {
     if (credentials.kind === 'bearer' && keys) {
       const found = await keys.resolve(credentials.token, clientKey);
       if (found.kind === 'valid') return takeData(`key:${found.key.id}`, keyWindows(found.key));
@@ -125,11 +129,13 @@ export function createEdgeLimiter(config: Config, log: Logger, options: EdgeLimi
   }
 
   return {
-    async check(routeClass, clientKey, headers): Promise<LimitOutcome> {
-      const outcome = routeClass === 'data' ? await checkData(clientKey, headers) : siteOutcome(await store.take(clientKey, policies[routeClass], now()), draft);
-      // Read after the take: the take is what finds a shared store's backend gone.
-      if (store.degraded) outcome.degraded = true;
-      return outcome;
+    check(routeClass, clientKey, headers): Maybe<LimitOutcome> {
+      const outcome = routeClass === 'data' ? checkData(clientKey, headers) : then(take(clientKey, policies[routeClass], now()), (decision) => siteOutcome(decision, draft, siteRefusals));
+      return then(outcome, (known) => {
+        // Read after the take: the take is what finds a shared store's backend gone.
+        if (store.degraded) known.degraded = true;
+        return known;
+      });
     },
     get degraded() {
       return store.degraded === true;
@@ -138,18 +144,65 @@ export function createEdgeLimiter(config: Config, log: Logger, options: EdgeLimi
   };
 }
 
+type Maybe<T> = T | Promise<T>;
+
+/**
+ * `next` of a value that may still be coming: at once when it is there. The in-process store
+ * decides synchronously, and each `await` of its answer (through four async functions) was a
+ * turn of the microtask queue and a promise per limited request.
+ */
+function then<T, R>(value: Maybe<T>, next: (known: T) => Maybe<R>): Maybe<R> {
+  return value instanceof Promise ? value.then(next) : next(value);
+}
+
+/** The data interface's 429 for a refused take: the day's quota or the minute's rate, and the wait. */
+function dataRefusal(decision: Decision, refusals: RefusalMemo): HttpError {
+  const wait = decision.retryAfterSeconds ?? 1;
+  const daily = decision.scope === 'data-day';
+  return refusals(`${daily}:${wait}`, () => {
+    const detail = daily
+      ? `rate limit exceeded: the daily quota is spent; it resets at 00:00 UTC, in ${wait} seconds`
+      : `rate limit exceeded: too many requests in a given amount of time; retry after ${wait} seconds`;
+    return new HttpError('SVC1010', { detail });
+  });
+}
+
 /** A take from a site class's windows as the edge's outcome: its headers, and the 429 problem when refused. */
-function siteOutcome(decision: Decision, draft: boolean): LimitOutcome {
+function siteOutcome(decision: Decision, draft: boolean, refusals: RefusalMemo): LimitOutcome {
   const figures = draft ? { ...siteHeaders(decision), ...draftHeaders(decision) } : siteHeaders(decision);
   if (decision.allowed) return { headers: figures };
   const wait = decision.retryAfterSeconds ?? 1;
+  const { scope } = decision;
   return {
     headers: figures,
-    refused: new HttpError('rate_limited', {
-      detail: `The ${decision.scope ?? 'rate'} limit is used up for this client.`,
-      resolution: `Wait ${wait} second${wait === 1 ? '' : 's'} (Retry-After) before retrying.`,
-      extensions: { scope: decision.scope, retryAfter: wait },
-    }),
+    refused: refusals(`${scope}:${wait}`, () =>
+      new HttpError('rate_limited', {
+        detail: `The ${scope ?? 'rate'} limit is used up for this client.`,
+        resolution: `Wait ${wait} second${wait === 1 ? '' : 's'} (Retry-After) before retrying.`,
+        extensions: { scope, retryAfter: wait },
+      }),
+    ),
+  };
+}
+
+/** A refusal by what it says (its window and wait), made once: `make` runs on the first of each. */
+type RefusalMemo = (key: string, make: () => HttpError) => HttpError;
+
+/**
+ * Refusals are the same for every client over the same window with the same wait, and a client
+ * over its limit asks again and again: each is made once (and rendered once, src/server/admit.ts),
+ * instead of an error, its message and its body per 429. Bounded: the day window's wait changes
+ * every second.
+ */
+function refusalMemo(): RefusalMemo {
+  const made = new Map<string, HttpError>();
+  return (key, make) => {
+    let error = made.get(key);
+    if (error === undefined) {
+      if (made.size >= 256) made.clear();
+      made.set(key, (error = make()));
+    }
+    return error;
   };
 }
 

@@ -9,10 +9,10 @@ import { judgeCors, type CorsDecision } from '../lib/cors-decision.ts';
 import { HttpError } from '../lib/http-error.ts';
 import { answers, KNOWN_METHODS, methodNotAllowed, type Method } from '../lib/methods.ts';
 import { unknownParametersError } from '../lib/query-params.ts';
-import type { EdgeDeps } from './edge-deps.ts';
+import type { EdgeDeps, LimitOutcome } from './edge-deps.ts';
 import type { EdgeParts, Exchange } from './exchange.ts';
 import { errorAnswer, type PlainAnswer } from './respond.ts';
-import { cacheKeyOf } from './routes.ts';
+import { cacheKeyOf, type Route } from './routes.ts';
 import { readStrictQuery } from './strict-query.ts';
 
 /** A prebuilt file is a read resource, whatever route it lies under. */
@@ -27,8 +27,27 @@ function corsOf(deps: EdgeDeps, x: Exchange): CorsDecision {
   return decision;
 }
 
-export async function admit({ deps }: EdgeParts, x: Exchange): Promise<PlainAnswer | undefined> {
-  const { req, method, route, head } = x;
+/**
+ * The limiter's refusals as answers, rendered once per route: the limiter hands out one error
+ * per window and wait (src/app/edge-limiter.ts), and a client over its limit keeps asking. An
+ * edge answer is never changed after it is made (http.ts, respond.ts), so one can be sent again.
+ */
+const renderedRefusals = new WeakMap<HttpError, { route: Route; answer: PlainAnswer }>();
+
+function refusalAnswer(route: Route, error: HttpError): PlainAnswer {
+  const rendered = renderedRefusals.get(error);
+  if (rendered?.route === route) return rendered.answer;
+  const answer = errorAnswer(route, error);
+  renderedRefusals.set(error, { route, answer });
+  return answer;
+}
+
+/** The refusal, or nothing: the request may be answered. */
+export type Admission = PlainAnswer | undefined;
+
+/** The admission, at once unless the limiter has to ask a shared store (then its promise). */
+export function admit({ deps }: EdgeParts, x: Exchange): Admission | Promise<Admission> {
+  const { req, method, route } = x;
   const { limiter } = deps;
   // TRACE, CONNECT and inventions: refused here, before the rate limit and before the Fetch
   // Request Astro builds (which cannot represent some of them) turns them into a 500.
@@ -40,12 +59,20 @@ export async function admit({ deps }: EdgeParts, x: Exchange): Promise<PlainAnsw
   const statics = deps.statics;
   x.file = x.refused ? undefined : (statics.get(pathname) ?? (pathname.length > 1 && pathname.endsWith('/') ? statics.get(pathname.slice(0, -1)) : undefined));
   x.rateClass = limiter ? route.rate(method, x.file !== undefined) : null;
-  if (limiter && x.rateClass) {
-    const outcome = await limiter.check(x.rateClass, x.clientKey, req.headers);
+  if (!limiter || !x.rateClass) return afterLimit(x, undefined);
+  const checked = limiter.check(x.rateClass, x.clientKey, req.headers);
+  return checked instanceof Promise ? checked.then((outcome) => afterLimit(x, outcome)) : afterLimit(x, checked);
+}
+
+/** The policies after the rate limit: its refusal and headers, a refused target, hidden paths, methods, the strict query. */
+function afterLimit(x: Exchange, outcome: LimitOutcome | undefined): Admission {
+  const { method, route, head } = x;
+  if (outcome) {
     x.limit = outcome;
     for (const name in outcome.headers) head.push(name, outcome.headers[name]!);
-    if (outcome.refused) return errorAnswer(route, outcome.refused);
+    if (outcome.refused) return refusalAnswer(route, outcome.refused);
   }
+  const { pathname } = x.url;
   if (x.refused) return errorAnswer(route, x.refused);
   if (route.kind === 'hidden' || (route.prebuiltOnly && !x.file)) return errorAnswer(route, new HttpError('not_found', { detail: `Nothing is served at ${pathname}.` }));
   const methods = x.file ? FILE_METHODS : route.methods;

@@ -16,7 +16,8 @@ export type AstroHandler = (req: IncomingMessage, res: ServerResponse, next: (er
 
 /** What the edge asks the rate limiter for a request of a limited route. */
 export interface EdgeLimiter {
-  check(rateClass: RateClass, clientKey: string, headers: IncomingHttpHeaders): Promise<LimitOutcome>;
+  /** The outcome itself when the limiter knows it at once (its in-process store), else its promise. */
+  check(rateClass: RateClass, clientKey: string, headers: IncomingHttpHeaders): LimitOutcome | Promise<LimitOutcome>;
 }
 export interface LimitOutcome {
   /** Headers every response of this request carries (RateLimit-*, X-RateLimit-*). */

@@ -17,7 +17,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HttpError, toHttpError } from '../lib/http-error.ts';
 import { KNOWN_METHODS } from '../lib/methods.ts';
 import { requestIdOf } from '../lib/probes.ts';
-import { admit } from './admit.ts';
+import { admit, type Admission } from './admit.ts';
 import { callAstro, callEndpoint, probe } from './answer.ts';
 import { ClientAbortedError } from './body.ts';
 import type { Exchange, EdgeParts } from './exchange.ts';
@@ -126,9 +126,17 @@ export function createEdge(deps: EdgeDeps): import('./exchange.ts').Edge {
   const out = new Responder(deps.statics, deps.https);
   const parts: EdgeParts = { deps, out, notFoundEntry: notFoundPage && { ...notFoundPage, cacheControl: 'no-store' } };
 
-  /** The answer: a refusal, a prebuilt file, a cached response, the endpoint's, or Astro's. */
-  async function answerOf(x: Exchange): Promise<Answer> {
-    const refusal = await admit(parts, x);
+  /**
+   * The answer: a refusal, a prebuilt file, a cached response, the endpoint's, or Astro's. Known at
+   * once when nothing has to be waited for (a cache hit, a prebuilt file in memory, a 429 from the
+   * in-process limiter): each `await` on the way was a promise and a microtask turn per request.
+   */
+  function answerOf(x: Exchange): Answer | Promise<Answer> {
+    const admitted = admit(parts, x);
+    return admitted instanceof Promise ? admitted.then((refusal) => answerAdmitted(x, refusal)) : answerAdmitted(x, admitted);
+  }
+
+  function answerAdmitted(x: Exchange, refusal: Admission): Answer | Promise<Answer> {
     if (refusal) return refusal;
     if (x.route.kind === 'probe') return probe(parts, x);
     if (x.file) return out.file(x.req, x.file);
@@ -142,7 +150,8 @@ export function createEdge(deps: EdgeDeps): import('./exchange.ts').Edge {
   async function run(x: Exchange): Promise<void> {
     let answer: Answer;
     try {
-      answer = await answerOf(x);
+      const pending = answerOf(x);
+      answer = pending instanceof Promise ? await pending : pending;
     } catch (error) {
       if (error instanceof ClientAbortedError || x.req.destroyed) {
         // The client went away mid-request: nothing to answer, nothing wrong on our side.
@@ -155,7 +164,9 @@ export function createEdge(deps: EdgeDeps): import('./exchange.ts').Edge {
       answer = errorAnswer(x.route, httpError);
     }
     afterAnswer(parts, x, answer);
-    if (answer.kind !== 'written') x.bytesSent = await out.write(x.res, x.head, answer);
+    if (answer.kind === 'written') return;
+    const sent = out.write(x.res, x.head, answer);
+    x.bytesSent = typeof sent === 'number' ? sent : await sent;
   }
 
   function onRequest(req: IncomingMessage, res: ServerResponse): void {

@@ -43,6 +43,35 @@ export interface ResponseCacheOptions {
   maxTtlMs: number;
 }
 
+/**
+ * How long RFC 9111 lets a shared cache keep a 200 to a GET (ms; 0: not storable), by
+ * http-cache-semantics. Where the answer can only depend on the response's Cache-Control (the
+ * request has no Cache-Control, Pragma or Authorization, the response no Expires or
+ * Last-Modified, and the cache sets no Date or Age), it is the same for the same Cache-Control
+ * value: each value is read once (the data API's cache miss parsed it on every store). Bounded
+ * as the other memos: a data answer's value changes at most once a second.
+ */
+const lifetimes = new Map<string, number>();
+const LIFETIMES_MAX = 64;
+
+function lifetimeOf(key: string, requestHeaders: IncomingHttpHeaders, headers: Record<string, string | string[]>): number {
+  const cacheControl = headers['cache-control'];
+  const simple =
+    typeof cacheControl === 'string' &&
+    requestHeaders['cache-control'] === undefined && requestHeaders['pragma'] === undefined && requestHeaders['authorization'] === undefined &&
+    headers['expires'] === undefined && headers['last-modified'] === undefined;
+  let ttl = simple ? lifetimes.get(cacheControl) : undefined;
+  if (ttl === undefined) {
+    const policy = new CachePolicy({ url: key, method: 'GET', headers: requestHeaders }, { status: 200, headers: { ...headers } as Record<string, string> }, { shared: true });
+    ttl = policy.storable() ? policy.timeToLive() : 0;
+    if (simple) {
+      if (lifetimes.size >= LIFETIMES_MAX) lifetimes.clear();
+      lifetimes.set(cacheControl, ttl);
+    }
+  }
+  return ttl;
+}
+
 export class ResponseCache {
   readonly #lru: LRUCache<string, CachedResponse>;
   readonly #maxTtlMs: number;
@@ -114,9 +143,8 @@ export class ResponseCache {
     // A response that varies on anything but encoding would need a secondary key; not cached.
     if (vary !== undefined && String(vary).toLowerCase().split(',').some((v) => v.trim() !== 'accept-encoding')) return false;
     if (responseHeaders['set-cookie'] !== undefined) return false;
-    const policy = new CachePolicy({ url: key, method: 'GET', headers: requestHeaders }, { status: 200, headers: { ...headers } as Record<string, string> }, { shared: true });
-    const ttl = Math.min(policy.timeToLive(), this.#maxTtlMs);
-    if (!policy.storable() || ttl <= 0) return false;
+    const ttl = Math.min(lifetimeOf(key, requestHeaders, headers), this.#maxTtlMs);
+    if (ttl <= 0) return false;
     const contentType = String(headers['content-type'] ?? 'application/octet-stream');
     const etag = headers['etag'] === undefined ? strongEtag(body) : String(headers['etag']);
     headers['etag'] = etag;

@@ -18,19 +18,20 @@ const AMOUNT_PATTERN = new RegExp(`^(-?)(\\d{1,${MAX_UNIT_DIGITS}})(?:\\.(\\d{1,
 /**
  * Cents to the JSON number that prints exactly as the decimal amount (1234567 -> 12345.67).
  *
- * Built from the decimal string, not by `cents / 100`: `Number("12345.67")` is the double
- * nearest to that decimal, and ECMAScript's Number-to-String (used by JSON.stringify) prints the
- * shortest string that reads back as the same double, i.e. exactly "12345.67".
+ * `cents / 100` is that number: both operands are exact doubles, and IEEE 754 division is
+ * correctly rounded, so the quotient is the double nearest to the exact value cents/100, which is
+ * the decimal amount; `Number("12345.67")` is the double nearest to the same value, so the same
+ * double (test/unit/features/stats/money.test.ts compares the two for every amount up to
+ * 20,000.00 and at random up to MAX_EXACT_CENTS). ECMAScript's Number-to-String (used by JSON.stringify) prints the shortest
+ * string that reads back as that double, i.e. exactly "12345.67". Building and parsing the
+ * string cost half a microsecond a call, a sixth of a 31-day data answer's own work.
  */
 export function centsToAmount(cents: number): number {
   if (!Number.isInteger(cents) || Math.abs(cents) > MAX_EXACT_CENTS) {
     throw new RangeError(`cents must be an integer of at most 15 digits to print exactly, got ${cents}`);
   }
-  const sign = cents < 0 ? '-' : '';
-  const abs = Math.abs(cents);
-  const units = Math.floor(abs / 100);
-  const fraction = abs % 100;
-  return Number(`${sign}${units}.${String(fraction).padStart(2, '0')}`);
+  // `|| 0`: no negative zero (-0 / 100), which the string form never gave.
+  return cents / 100 || 0;
 }
 
 export type CentsParse = { ok: true; cents: number } | { ok: false; reason: string };

@@ -40,4 +40,16 @@ describe('ResponseCache', () => {
     expect(cache.store('/a', { authorization: 'Bearer x' }, 200, { 'cache-control': 'max-age=60' }, Buffer.from('x'))).toBe(false);
     expect(cache.size).toBe(0);
   });
+
+  it('judges each request by what it says, though a Cache-Control value is read once: an authorised or no-store request after a plain one is still not stored', () => {
+    const cache = new ResponseCache({ maxBytes: 4 << 20, maxTtlMs: 60_000 });
+    const cc = { 'cache-control': 'max-age=45' };
+    expect(cache.store('/plain', {}, 200, cc, Buffer.from('x'))).toBe(true);
+    expect(cache.store('/auth', { authorization: 'Bearer x' }, 200, cc, Buffer.from('x'))).toBe(false);
+    expect(cache.store('/nostore', { 'cache-control': 'no-store' }, 200, cc, Buffer.from('x'))).toBe(false);
+    expect(cache.store('/expired', {}, 200, { 'cache-control': 'public', expires: 'Thu, 01 Jan 1970 00:00:00 GMT' }, Buffer.from('x'))).toBe(false);
+    expect(cache.store('/again', {}, 200, cc, Buffer.from('x'))).toBe(true);
+    expect([cache.get('/plain'), cache.get('/again')].every(Boolean)).toBe(true);
+    expect(cache.size).toBe(2);
+  });
 });

@@ -14,6 +14,24 @@ function refusal(query: string): string {
 }
 
 describe('data query validation', () => {
+  it('checks a pair of dates without the schema exactly as the schema would: the same dates accepted, its messages for the rest', () => {
+    const values = ['2026-01-31', '2026-02-01', '2026-02-29', '2028-02-29', '2026-13-01', '2026-01-00', '2026-1-01', '', 'x', '0000-01-01'];
+    for (const startDate of values) {
+      for (const endDate of values) {
+        const schema = DataQuery.safeParse({ startDate, endDate });
+        const query = new URLSearchParams({ startDate, endDate }).toString();
+        if (schema.success) {
+          // Accepted dates: only the order and span rules may refuse them.
+          const span = Math.abs(Date.parse(endDate) - Date.parse(startDate)) / 86_400_000 + 1;
+          if (Date.parse(endDate) >= Date.parse(startDate) && span <= MAX_RANGE_DAYS) expect(parseDateRange(new URLSearchParams(query))).toMatchObject({ startDate, endDate });
+          else expect(refusal(query)).toMatch(/before startDate|covers \d+ days/);
+        } else {
+          expect(refusal(query), query).toBe(`400 SVC1005: ${schema.error.issues.map((issue) => issue.message).join('; ')}`);
+        }
+      }
+    }
+  });
+
   it('accepts a valid range and reports its length in days', () => {
     expect(parseDateRange(new URLSearchParams('startDate=2026-03-01&endDate=2026-03-31'))).toEqual({
       startDate: '2026-03-01',

@@ -22,6 +22,17 @@ describe('money', () => {
     );
   });
 
+  it('gives the double the decimal text reads as, for every amount up to 20,000.00 and at random beyond', () => {
+    const decimal = (cents: number) => Number(`${cents < 0 ? '-' : ''}${Math.floor(Math.abs(cents) / 100)}.${String(Math.abs(cents) % 100).padStart(2, '0')}`);
+    for (let cents = -2_000_000; cents <= 2_000_000; cents++) {
+      if (centsToAmount(cents) !== decimal(cents)) expect(centsToAmount(cents)).toBe(decimal(cents));
+    }
+    fc.assert(fc.property(fc.integer({ min: -MAX_EXACT_CENTS, max: MAX_EXACT_CENTS }), (cents) => {
+      expect(centsToAmount(cents)).toBe(decimal(cents));
+    }));
+    expect(Object.is(centsToAmount(-0), 0)).toBe(true);
+  });
+
   it('refuses cents it cannot print exactly (fractions, more than 15 digits)', () => {
     expect(() => centsToAmount(0.5)).toThrow(RangeError);
     expect(() => centsToAmount(MAX_EXACT_CENTS + 1)).toThrow(RangeError);
