@@ -59,13 +59,13 @@ export function admit({ deps }: EdgeParts, x: Exchange): Admission | Promise<Adm
   const statics = deps.statics;
   x.file = x.refused ? undefined : (statics.get(pathname) ?? (pathname.length > 1 && pathname.endsWith('/') ? statics.get(pathname.slice(0, -1)) : undefined));
   x.rateClass = limiter ? route.rate(method, x.file !== undefined) : null;
-  if (!limiter || !x.rateClass) return afterLimit(x, undefined);
+  if (!limiter || !x.rateClass) return afterLimit(x, cors, undefined);
   const checked = limiter.check(x.rateClass, x.clientKey, req.headers);
-  return checked instanceof Promise ? checked.then((outcome) => afterLimit(x, outcome)) : afterLimit(x, checked);
+  return checked instanceof Promise ? checked.then((outcome) => afterLimit(x, cors, outcome)) : afterLimit(x, cors, checked);
 }
 
-/** The policies after the rate limit: its refusal and headers, a refused target, hidden paths, methods, the strict query. */
-function afterLimit(x: Exchange, outcome: LimitOutcome | undefined): Admission {
+/** The policies after the rate limit: its refusal and headers, a refused target, hidden paths, methods, CORS's refusal or preflight, the strict query. */
+function afterLimit(x: Exchange, cors: CorsDecision, outcome: LimitOutcome | undefined): Admission {
   const { method, route, head } = x;
   if (outcome) {
     x.limit = outcome;
