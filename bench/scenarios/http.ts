@@ -73,7 +73,7 @@ export const CONTACT_BODY = JSON.stringify({
 });
 
 export const HTTP_SCENARIOS: readonly HttpScenario[] = [
-  { id: 'data-hit', name: 'GET /api/v1/public/data, repeated range (cache hit)', instance: 'main', method: 'GET', paths: (c) => [c.settledPath], status: 200, baseline: 'ceiling', peer: 'fastify', target: { ratio: 0.5, p99Ms: 10, peerRatio: 1.1 } },
+  { id: 'data-hit', name: 'GET /api/v1/public/data, repeated range (cache hit)', instance: 'main', method: 'GET', paths: (c) => [c.settledPath], status: 200, baseline: 'ceiling', peer: 'fastify', target: { ratio: 0.7, p99Ms: 10, peerRatio: 1.1 } },
   { id: 'data-miss', name: 'GET /api/v1/public/data, distinct ranges (cache miss, SQLite)', instance: 'nocache', method: 'GET', paths: (c) => c.rangePaths, status: 200, baseline: 'query', target: { ratio: 0.6 } },
   // What the metrics cost on the hottest path: the same cache hit with the registry recording
   // every request against an instance as main, where METRICS_TOKEN is unset and nothing is recorded.
