@@ -122,15 +122,29 @@ describe('the page bucket', () => {
     limited = await startServer({});
     const statuses: number[] = [];
     let last: Response | undefined;
-    for (let i = 0; i < 300; i++) {
-      const response = await fetch(`${limited.url}/stats/?startDate=2026-01-01&endDate=2026-01-0${1 + (i % 9)}`);
-      statuses.push(response.status);
-      if (response.status === 429) last = response;
-      await response.arrayBuffer();
+    const started = performance.now();
+    // In waves of 20 at once: a loaded machine renders slowly, and the bucket refills while it
+    // waits (one token every 250 ms at 240 a minute); the bound below counts that refill.
+    for (let wave = 0; wave < 15; wave++) {
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, async (_, j) => {
+          const i = wave * 20 + j;
+          const response = await fetch(`${limited.url}/stats/?startDate=2026-01-01&endDate=2026-01-0${1 + (i % 9)}`);
+          await response.arrayBuffer();
+          return response;
+        }),
+      );
+      for (const response of answers) {
+        statuses.push(response.status);
+        if (response.status === 429) last = response;
+      }
     }
-    const refused = statuses.filter((s) => s === 429).length;
-    // The default page bucket holds 240: the rest of 300 rapid renders are refused.
-    expect(refused).toBeGreaterThanOrEqual(50);
+    const refilled = Math.ceil(((performance.now() - started) / 60_000) * 240) + 1;
+    const served = statuses.filter((s) => s !== 429).length;
+    // The default page bucket holds 240: no more than that and its refill are served, the rest
+    // of 300 rapid renders are refused, and none of the first 200.
+    expect(served).toBeLessThanOrEqual(240 + refilled);
+    expect(served).toBeGreaterThanOrEqual(200);
     expect(statuses.slice(0, 200).every((s) => s !== 429)).toBe(true);
     // A refusal's own headers (a fresh request after the loop could meet the token the bucket
     // refills every 250 ms at 240 a minute, and pass).
