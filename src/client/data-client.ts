@@ -35,7 +35,7 @@ import { copyRecords, sharedMemoryCache, storedAnswerOf, monthCacheKey, type Sto
 export type { DataRecord } from './data-record.ts';
 export type { MonthRange } from './month-ranges.ts';
 export type { FetchLike, WaitNotice } from './fetch-month.ts';
-export type { RetryPolicy } from './rate-pacing.ts';
+export type { RetryPolicy } from './retry-policy.ts';
 export type { StoredAnswer, MonthCache } from './month-cache.ts';
 export { monthCacheKey } from './month-cache.ts';
 export * from './errors.ts';

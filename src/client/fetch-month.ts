@@ -9,7 +9,8 @@ import type { MonthRange } from './month-ranges.ts';
 import { DailyQuotaExceededError, InvalidRequestError, RateLimitedError, ServerUnavailableError, UnauthorizedError, UnexpectedResponseError } from './errors.ts';
 import type { Pacer } from './pacer.ts';
 import { sleep } from './pacer.ts';
-import { isDailyQuotaRefusal, parseRetryAfterMs, readRateHeaders, retryDelay, type RateObservation, type RetryPolicy } from './rate-pacing.ts';
+import { isDailyQuotaRefusal, parseRetryAfterMs, readRateHeaders, type RateObservation } from './rate-headers.ts';
+import { retryDelay, type RetryPolicy } from './retry-policy.ts';
 import { parseSettledThrough } from './settled-days.ts';
 import { requestUrl, type StoredAnswer } from './month-cache.ts';
 

@@ -3,7 +3,8 @@
  * rate-pacing.ts's pure functions; this module holds the state and does the waiting.
  */
 import { DailyQuotaExceededError } from './errors.ts';
-import { afterResponse, afterSend, INITIAL_PACER_STATE, paceDecision, type RateObservation } from './rate-pacing.ts';
+import type { RateObservation } from './rate-headers.ts';
+import { afterResponse, afterSend, INITIAL_PACER_STATE, paceDecision } from './rate-pacing.ts';
 
 /**
  * Resolves after `ms`, or as soon as `wake` settles; rejects with the signal's reason when it

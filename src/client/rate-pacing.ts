@@ -1,35 +1,10 @@
 /**
- * How the client spends the data interface's limits, pure: reading the limit headers, deciding
- * whether the next request may go now, and how long to back off after a refusal. Times are
- * plain numbers handed in, so tests drive every decision without waiting.
- *
- * The headers (docs/interface.md section 6): X-RateLimit-Remaining (requests left in the minute
- * window), X-RateLimit-Reset (Unix time in seconds, GitHub-style, at which that window is full
- * again), X-Daily-Quota-Remaining (requests left in the UTC day), and Retry-After on a 429.
+ * How the client paces its requests, pure: from what the limit headers said (rate-headers.ts),
+ * whether the next request may go now or how long it waits. Times are plain numbers handed in,
+ * so tests drive every decision without waiting.
  */
 import { nextUtcMidnight } from '../lib/calendar.ts';
-
-/** What one response said about the limits, with the instants it was said at. */
-export interface RateObservation {
-  /** The client's monotonic clock (`performance.now()`) when the response arrived. */
-  receivedAt: number;
-  /** False for a 429: the request was refused and took nothing from any window. */
-  admitted: boolean;
-  /** X-RateLimit-Remaining: requests the minute window still admits. */
-  minuteRemaining?: number;
-  /** X-RateLimit-Reset: Unix time (seconds, rounded up) at which the minute window is full again. */
-  minuteResetS?: number;
-  /** Milliseconds from the response until the minute window is full again (X-RateLimit-Reset minus the server's Date). */
-  minuteFullInMs?: number;
-  /** X-Daily-Quota-Remaining: requests left in the UTC day. */
-  dayRemaining?: number;
-  /** Retry-After of a 429, in ms: when this request would have been admitted. */
-  retryAfterMs?: number;
-  /** The server's wall clock at the response (its Date header), else the client's. */
-  serverNowMs: number;
-  /** Whether `serverNowMs` came from the server's Date header. */
-  serverDated: boolean;
-}
+import type { RateObservation } from './rate-headers.ts';
 
 /** What the client knows about the limits, shared by its concurrent requests. */
 export interface PacerState {
@@ -134,47 +109,6 @@ export const PACING_MARGIN_MS = 250;
 /** The minute window's period: X-RateLimit-* describe "the current time window" of a minute. */
 export const MINUTE_MS = 60_000;
 
-/** A non-negative integer header, or undefined when absent or malformed. */
-function countHeader(headers: Headers, name: string): number | undefined {
-  const value = headers.get(name);
-  if (value === null || !/^\d{1,15}$/.test(value.trim())) return undefined;
-  return Number(value.trim());
-}
-
-/** The server's clock from its Date header (RFC 9110 section 6.6.1), if it sent a readable one. */
-export function serverDateMs(headers: Headers): number | undefined {
-  const value = headers.get('date');
-  if (value === null) return undefined;
-  const ms = Date.parse(value);
-  return Number.isNaN(ms) ? undefined : ms;
-}
-
-/**
- * The limit headers of a response. `wallNowMs` is the client's wall clock, used only when the
- * server sent no Date header (a browser cannot read Date on a cross-origin response unless the
- * server exposes it): measuring the reset against the server's own clock makes pacing immune to
- * a client clock that is off by minutes.
- */
-export function readRateHeaders(headers: Headers, status: number, receivedAt: number, wallNowMs: number): RateObservation {
-  const dated = serverDateMs(headers);
-  const serverNowMs = dated ?? wallNowMs;
-  const observation: RateObservation = { receivedAt, admitted: status !== 429, serverNowMs, serverDated: dated !== undefined };
-  const minuteRemaining = countHeader(headers, 'x-ratelimit-remaining');
-  if (minuteRemaining !== undefined) observation.minuteRemaining = minuteRemaining;
-  const resetSeconds = countHeader(headers, 'x-ratelimit-reset');
-  if (resetSeconds !== undefined) {
-    observation.minuteResetS = resetSeconds;
-    observation.minuteFullInMs = Math.max(0, resetSeconds * 1000 - serverNowMs);
-  }
-  const dayRemaining = countHeader(headers, 'x-daily-quota-remaining');
-  if (dayRemaining !== undefined) observation.dayRemaining = dayRemaining;
-  if (status === 429) {
-    const retryAfterMs = parseRetryAfterMs(headers.get('retry-after'), serverNowMs);
-    if (retryAfterMs !== undefined) observation.retryAfterMs = retryAfterMs;
-  }
-  return observation;
-}
-
 /**
  * An upper bound of one request's refill time from the X-RateLimit-Reset of admitted
  * responses. The window is a token bucket: time passing does not move the instant it is full
@@ -238,58 +172,4 @@ export function paceDecision(state: PacerState, now: number): PaceDecision {
   const firstMs = o.retryAfterMs ?? perRequestMs;
   const wait = Math.ceil(o.receivedAt + firstMs + (needed - 1) * perRequestMs + PACING_MARGIN_MS - now);
   return wait > 0 ? { action: 'wait', ms: wait } : { action: 'send' };
-}
-
-/**
- * Retry-After (RFC 9110 section 10.2.3) in milliseconds: delay-seconds, or an HTTP-date taken
- * relative to the server's clock. Undefined when absent or unreadable.
- */
-export function parseRetryAfterMs(value: string | null, serverNowMs: number): number | undefined {
-  if (value === null) return undefined;
-  const text = value.trim();
-  if (/^\d{1,10}$/.test(text)) return Number(text) * 1000;
-  const at = Date.parse(text);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - serverNowMs);
-}
-
-/** Retry policy for refused and failed requests. */
-export interface RetryPolicy {
-  /** Attempts per window, the first included (default 5). */
-  maxAttempts: number;
-  /** Upper bound of the first backoff, in ms (default 500); doubles with each attempt. */
-  baseDelayMs: number;
-  /** Cap of the exponential bound, in ms (default 30 000). */
-  maxDelayMs: number;
-}
-
-export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxAttempts: 5, baseDelayMs: 500, maxDelayMs: 30_000 };
-
-/**
- * "Full jitter" backoff (AWS Architecture Blog, "Exponential Backoff And Jitter", 2015): a
- * uniform draw from [0, min(cap, base * 2^(attempt - 1))). The randomness keeps clients that
- * failed together from retrying together. `attempt` is the attempt that just failed, from 1.
- */
-export function fullJitterDelay(attempt: number, policy: RetryPolicy, random: () => number): number {
-  const bound = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, attempt - 1));
-  return Math.floor(random() * bound);
-}
-
-/**
- * The wait before retrying a refused (429) request: at least the server's Retry-After, which
- * says when this request would be admitted, plus full jitter so that concurrent requests
- * refused together do not come back in the same millisecond and split one fresh token between
- * them. Without Retry-After, the jitter alone on an exponential bound.
- */
-export function retryDelay(attempt: number, retryAfterMs: number | undefined, policy: RetryPolicy, random: () => number): number {
-  return (retryAfterMs ?? 0) + fullJitterDelay(attempt, policy, random);
-}
-
-/**
- * Whether a 429 means the daily quota (stop) rather than the minute window (wait and retry).
- * The header is authoritative: a refusal that left no daily quota is one. Without the header
- * (a proxy dropped it), the server's message names the daily quota.
- */
-export function isDailyQuotaRefusal(observation: RateObservation, message: string | undefined): boolean {
-  if (observation.dayRemaining !== undefined) return observation.dayRemaining === 0;
-  return message !== undefined && /daily quota/i.test(message);
 }

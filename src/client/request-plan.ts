@@ -8,7 +8,7 @@ import { PATHS } from '../lib/paths.ts';
 import { monthRanges, type MonthRange } from './month-ranges.ts';
 import { InvalidArgumentError } from './errors.ts';
 import type { FetchLike, WaitNotice } from './fetch-month.ts';
-import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './rate-pacing.ts';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-policy.ts';
 import type { MonthCache } from './month-cache.ts';
 
 /** Path of Get Data below the base URL (relative, so a base URL's path prefix is kept). */

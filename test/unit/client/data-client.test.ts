@@ -580,7 +580,7 @@ describe('portability', () => {
       }
     };
     visit(fileURLToPath(new URL('../../../src/client/data-client.ts', import.meta.url)));
-    expect([...seen].map((file) => basename(file)).sort()).toEqual(['calendar.ts', 'data-client.ts', 'data-record.ts', 'errors.ts', 'fetch-month.ts', 'month-cache.ts', 'month-ranges.ts', 'pacer.ts', 'paths.ts', 'rate-pacing.ts', 'request-plan.ts', 'settled-days.ts']);
+    expect([...seen].map((file) => basename(file)).sort()).toEqual(['calendar.ts', 'data-client.ts', 'data-record.ts', 'errors.ts', 'fetch-month.ts', 'month-cache.ts', 'month-ranges.ts', 'pacer.ts', 'paths.ts', 'rate-headers.ts', 'rate-pacing.ts', 'request-plan.ts', 'retry-policy.ts', 'settled-days.ts']);
   });
 });
 

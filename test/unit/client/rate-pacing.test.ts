@@ -1,22 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  afterResponse,
-  afterSend,
-  DEFAULT_RETRY_POLICY,
-  fullJitterDelay,
-  INITIAL_PACER_STATE,
-  intervalFromRefusal,
-  intervalFromResets,
-  isDailyQuotaRefusal,
-  PACING_MARGIN_MS,
-  paceDecision,
-  parseRetryAfterMs,
-  readRateHeaders,
-  retryDelay,
-  type PacerState,
-  type RateObservation,
-} from '../../../src/client/rate-pacing.ts';
+import { isDailyQuotaRefusal, parseRetryAfterMs, readRateHeaders, type RateObservation } from '../../../src/client/rate-headers.ts';
+import { afterResponse, afterSend, INITIAL_PACER_STATE, intervalFromRefusal, intervalFromResets, PACING_MARGIN_MS, paceDecision, type PacerState } from '../../../src/client/rate-pacing.ts';
+import { DEFAULT_RETRY_POLICY, fullJitterDelay, retryDelay } from '../../../src/client/retry-policy.ts';
 import { dataHeaders } from '../../../src/features/ratelimit/headers.ts';
 import { createMemoryStore } from '../../../src/features/ratelimit/memory-store.ts';
 import type { Window } from '../../../src/features/ratelimit/policies.ts';
