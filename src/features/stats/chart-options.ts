@@ -6,7 +6,8 @@
 import uPlot from 'uplot';
 import { checkDay, formatDay, weekdayName } from '../../lib/calendar.ts';
 import type { DataRecord } from './data-record.ts';
-import { type DayRange, daysOf, formatCompact, formatCount, formatRevenueCents, toCents } from './stats-page.ts';
+import { formatCompact, formatCount, formatRevenueCents, toCents } from './stats-figures.ts';
+import { type DayRange, daysOf } from './stats-page.ts';
 
 /** A range and the records shown for it. */
 export interface Shown {

@@ -9,7 +9,8 @@ import type { DbHandle } from '../../db/create-db.ts';
 import { HttpError } from '../../lib/http-error.ts';
 import type { DataRecord } from './data-record.ts';
 import { MAX_RANGE_DAYS, parseDateRange } from './date-range.ts';
-import { type DayRange, type Totals, defaultRange, totalsOf } from './stats-page.ts';
+import { type Totals, totalsOf } from './stats-figures.ts';
+import { type DayRange, defaultRange } from './stats-page.ts';
 import { readDailyStats, toDataRecord } from './stats.server.ts';
 
 /** Longest text of a rejected parameter echoed back into the form. */

@@ -1,6 +1,7 @@
 /**
- * Pure helpers of the /stats page, shared by the server render (src/pages/stats.astro) and the
- * browser enhancement (chart.client.ts), so both show the same totals, labels and CSV.
+ * Pure helpers of the /stats page about its range and what the page says of it, shared by the
+ * server render (src/pages/stats.astro) and the browser enhancement (chart.client.ts). The
+ * figures and their formats are in stats-figures.ts, the CSV download in stats-csv.ts.
  *
  * Client-safe on purpose: no zod, no node: imports, nothing at import time. The date-range
  * rules themselves live in date-range.ts (the API's validator), which only the server imports.
@@ -29,72 +30,6 @@ export function defaultRange(nowMs: number, days: number): DayRange {
   return { startDate: formatDay(yesterday - days + 1), endDate: formatDay(yesterday) };
 }
 
-/** Sums of a set of daily records. Revenue is summed in integer cents, so it is exact. */
-export interface Totals {
-  /** Days that have a record (materialized days). */
-  days: number;
-  /** Transactions over those days. */
-  txnCount: number;
-  /** Impressions over those days. */
-  imprCount: number;
-  /** Revenue over those days in integer minor units (cents). */
-  revenueCents: number;
-}
-
-/**
- * Amount in currency units (at most two decimals, as the API guarantees) to integer cents.
- * `Math.round(x * 100)` recovers the integer exactly: the API's numbers have at most 15
- * significant digits (money.ts), far inside the range where the product's rounding error is
- * below half a cent.
- */
-export function toCents(amount: number): number {
-  return Math.round(amount * 100);
-}
-
-export function totalsOf(records: readonly DataRecord[]): Totals {
-  let txnCount = 0;
-  let imprCount = 0;
-  let revenueCents = 0;
-  for (const record of records) {
-    txnCount += record.txn_count;
-    imprCount += record.impr_count;
-    revenueCents += toCents(record.service_revenue);
-  }
-  return { days: records.length, txnCount, imprCount, revenueCents };
-}
-
-/** Integer cents as a plain decimal with exactly two places and no grouping: 123456 -> "1234.56". */
-export function centsToDecimal(cents: number): string {
-  const sign = cents < 0 ? '-' : '';
-  const abs = Math.abs(cents);
-  return `${sign}${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, '0')}`;
-}
-
-// en-GB to match the site's dates; grouping with commas and a point for decimals, as en-US.
-const COUNT_FORMAT = new Intl.NumberFormat('en-GB', { maximumFractionDigits: 0 });
-const AMOUNT_FORMAT = new Intl.NumberFormat('en-GB', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
-const COMPACT_FORMAT = new Intl.NumberFormat('en-GB', { notation: 'compact', maximumFractionDigits: 1 });
-
-/** A count for people: 1234567 -> "1,234,567". */
-export function formatCount(value: number): string {
-  return COUNT_FORMAT.format(value);
-}
-
-/**
- * Revenue for people, two decimals and no currency symbol: the interface does not name the
- * currency (docs/interface.md section 2), so the page labels it neutrally ("Revenue") and explains why.
- * Formatted from the decimal string, so no binary rounding can move the last cent.
- */
-export function formatRevenueCents(cents: number): string {
-  // Intl.NumberFormat formats decimal strings exactly (ECMA-402, Intl.NumberFormat v3).
-  return AMOUNT_FORMAT.format(centsToDecimal(cents) as Intl.StringNumericLiteral);
-}
-
-/** Short axis label: 1200 -> "1.2K". */
-export function formatCompact(value: number): string {
-  return COMPACT_FORMAT.format(value);
-}
-
 /** Every day of a valid range, YYYY-MM-DD, ascending (for chart x values, absent days included). */
 export function daysOf(range: DayRange): string[] {
   const start = checkDay(range.startDate);
@@ -113,27 +48,6 @@ export function dataApiUrl(range: DayRange): string {
 /** Query string of the page for a range (history.replaceState, and links). */
 export function pageQuery(range: DayRange): string {
   return `?${new URLSearchParams({ startDate: range.startDate, endDate: range.endDate }).toString()}`;
-}
-
-/** CSV columns: the API's field names, so the file and the JSON read alike. */
-export const CSV_HEADER = ['date', 'txn_count', 'impr_count', 'service_revenue'] as const;
-
-/**
- * Records as RFC 4180 CSV: a header line, one line per day, CRLF line ends. Every field is a
- * date or a number, so none needs quoting and none can start a spreadsheet formula. Revenue
- * keeps exactly two decimals ("12.30"), which spreadsheets read as the number it is.
- */
-export function toCsv(records: readonly DataRecord[]): string {
-  const lines = [CSV_HEADER.join(',')];
-  for (const record of records) {
-    lines.push([record.date, String(record.txn_count), String(record.impr_count), centsToDecimal(toCents(record.service_revenue))].join(','));
-  }
-  return `${lines.join('\r\n')}\r\n`;
-}
-
-/** Download name of a range's CSV: `stats-2026-01-01-to-2026-01-31.csv`. */
-export function csvFileName(range: DayRange): string {
-  return `stats-${range.startDate}-to-${range.endDate}.csv`;
 }
 
 /** Number of days of a valid range, both ends included (0 when it is not a valid range). */

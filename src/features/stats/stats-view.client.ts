@@ -1,13 +1,15 @@
 /**
  * The /stats page's text: the table, the totals, the summary line, the error box and the CSV
  * and JSON links, rewritten in place with the formatters the server renders with
- * (stats-page.ts). Markup hooks are the `data-stats-*` attributes of src/pages/stats.astro and
+ * (stats-figures.ts, stats-page.ts). Markup hooks are the `data-stats-*` attributes of src/pages/stats.astro and
  * its components.
  */
 import { weekdayName } from '../../lib/calendar.ts';
 import type { Shown } from './chart-options.ts';
 import type { DataRecord } from './data-record.ts';
-import { type DayRange, csvFileName, dataApiUrl, formatCount, formatRevenueCents, summaryText, toCents, toCsv, totalsOf } from './stats-page.ts';
+import { csvFileName, toCsv } from './stats-csv.ts';
+import { formatCount, formatRevenueCents, toCents, totalsOf } from './stats-figures.ts';
+import { type DayRange, dataApiUrl, summaryText } from './stats-page.ts';
 
 type RangeField = 'startDate' | 'endDate';
 

@@ -2,21 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { parseDateRange, MAX_RANGE_DAYS } from '../../../../src/features/stats/date-range.ts';
 import type { DataRecord } from '../../../../src/features/stats/data-record.ts';
 import { weekdayName } from '../../../../src/lib/calendar.ts';
-import {
-  centsToDecimal,
-  csvFileName,
-  dataApiUrl,
-  daysOf,
-  defaultRange,
-  formatCount,
-  formatRevenueCents,
-  invalidFields,
-  pageQuery,
-  summaryText,
-  toCsv,
-  totalsOf,
-  waitMessage,
-} from '../../../../src/features/stats/stats-page.ts';
+import { csvFileName, toCsv } from '../../../../src/features/stats/stats-csv.ts';
+import { centsToDecimal, formatCount, formatRevenueCents, totalsOf } from '../../../../src/features/stats/stats-figures.ts';
+import { dataApiUrl, daysOf, defaultRange, invalidFields, pageQuery, summaryText, waitMessage } from '../../../../src/features/stats/stats-page.ts';
 
 const record = (date: string, txn_count: number, impr_count: number, service_revenue: number): DataRecord => ({ date, txn_count, impr_count, service_revenue });
 
