@@ -106,7 +106,12 @@ export class RetryingSqliteConnection {
     }
   }
 
-  #run<R>(compiledQuery: CompiledQuery): QueryResult<R> {
+  /** Run `compiledQuery` once, now: no retry, no deadline check; throws what SQLite throws (`execute` is the careful path). */
+  runNow<R>(compiledQuery: Pick<CompiledQuery, 'sql' | 'parameters'>): QueryResult<R> {
+    return this.#run<R>(compiledQuery);
+  }
+
+  #run<R>(compiledQuery: Pick<CompiledQuery, 'sql' | 'parameters'>): QueryResult<R> {
     const { sql, parameters } = compiledQuery;
     const statement = this.#prepare(sql);
     const command = /^\s*(\w+)/.exec(sql)?.[1]?.toLowerCase();

@@ -19,10 +19,14 @@ export function toDataRecord(row: DailyStatRow): DataRecord {
   };
 }
 
-/** The range read, built and compiled once per database (the dialect decides the SQL text). */
+/**
+ * The range read, built and compiled once per Kysely instance (the dialect decides the SQL text),
+ * its parameters the first and last day. Each `within` and each transaction has an instance of
+ * its own, so a caller on a hot path passes the handle's `db.kysely` (to `DbHandle.read`).
+ */
 const dailyStatsReads = new WeakMap<Db, string>();
 
-function dailyStatsSql(db: Db): string {
+export function dailyStatsSql(db: Db): string {
   let text = dailyStatsReads.get(db);
   if (text === undefined) {
     text = db
@@ -37,7 +41,8 @@ function dailyStatsSql(db: Db): string {
   return text;
 }
 
-interface DailyStatResult {
+/** A `daily_stat` row as the driver returns it (before `readDailyStats` makes its numbers numbers). */
+export interface DailyStatResult {
   day: string;
   txn_count: number | bigint | string;
   impr_count: number | bigint | string;
