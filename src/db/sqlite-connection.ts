@@ -106,12 +106,21 @@ export class RetryingSqliteConnection {
     }
   }
 
-  /** Run `compiledQuery` once, now: no retry, no deadline check; throws what SQLite throws (`execute` is the careful path). */
-  runNow<R>(compiledQuery: Pick<CompiledQuery, 'sql' | 'parameters'>): QueryResult<R> {
-    return this.#run<R>(compiledQuery);
+  /**
+   * The rows of a read-only statement run once, now, or undefined when it is not one or fails
+   * (a lock, any error): no retry, no deadline, no health report, which `execute`, the careful
+   * path, then gives it. A statement that writes nothing has no bookkeeping for `#run` to do.
+   */
+  readNow<R>(compiledQuery: Pick<CompiledQuery, 'sql' | 'parameters'>): R[] | undefined {
+    try {
+      const statement = this.#prepare(compiledQuery.sql);
+      return statement.reader && statement.readonly ? (statement.all(compiledQuery.parameters) as R[]) : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
-  #run<R>(compiledQuery: Pick<CompiledQuery, 'sql' | 'parameters'>): QueryResult<R> {
+  #run<R>(compiledQuery: CompiledQuery): QueryResult<R> {
     const { sql, parameters } = compiledQuery;
     const statement = this.#prepare(sql);
     const command = /^\s*(\w+)/.exec(sql)?.[1]?.toLowerCase();

@@ -91,13 +91,7 @@ export class RetryingSqliteDriver implements Driver {
    * a reader almost never meets a lock, so this is the path of nearly every read.
    */
   readNow<R>(compiledQuery: Pick<CompiledQuery, 'sql' | 'parameters'>): R[] | undefined {
-    const reader = this.#reader;
-    if (reader === undefined || !reader.isReadonly(compiledQuery.sql)) return undefined;
-    try {
-      return reader.runNow<R>(compiledQuery).rows as R[];
-    } catch {
-      return undefined;
-    }
+    return this.#reader?.readNow<R>(compiledQuery);
   }
 
   /** A session bound to the caller's deadline, when kysely was handed one (deadline.ts `within`). */
