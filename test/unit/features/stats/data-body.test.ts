@@ -31,7 +31,7 @@ const row: fc.Arbitrary<DailyStatResult> = fc.record({
 });
 
 describe('dataResponseBody', () => {
-  it('writes the bytes JSON.stringify writes for the DataResponse of the same rows', () => {
+  it('writes the bytes the endpoint sent through readDailyStats and toDataRecord, for any rows', () => {
     expect(dataResponseBody([])).toBe('{"status":"Success","data":[]}');
     const one: DailyStatResult = { day: '2026-07-01', txn_count: 74, impr_count: 2398, revenue_minor: 251_964, materialized_at: 1 };
     expect(dataResponseBody([one])).toBe(viaRecords([one]));
