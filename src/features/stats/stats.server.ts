@@ -52,9 +52,8 @@ export interface DailyStatResult {
 
 /**
  * Materialized days from `startDate` to `endDate` (inclusive), ascending. `YYYY-MM-DD` text sorts
- * as the calendar does, so the primary-key index serves both the range and the order. This is the
- * data API's cache-miss path: the statement is compiled once (building it with the query builder
- * on every call cost about as much as running it, bench/NOTES.md), only the two dates change.
+ * as the calendar does, so the primary-key index serves both the range and the order. The data
+ * API's cache miss runs the same statement through `DbHandle.read` (data.endpoint.ts).
  */
 export async function readDailyStats(db: Db, startDate: string, endDate: string): Promise<DailyStatRow[]> {
   const { rows } = await db.executeQuery<DailyStatResult>(CompiledQuery.raw(dailyStatsSql(db), [startDate, endDate]));
