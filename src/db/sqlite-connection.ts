@@ -106,6 +106,20 @@ export class RetryingSqliteConnection {
     }
   }
 
+  /**
+   * The rows of a read-only statement run once, now, or undefined when it is not one or fails
+   * (a lock, any error): no retry, no deadline, no health report, which `execute`, the careful
+   * path, then gives it. A statement that writes nothing has no bookkeeping for `#run` to do.
+   */
+  readNow<R>(compiledQuery: Pick<CompiledQuery, 'sql' | 'parameters'>): R[] | undefined {
+    try {
+      const statement = this.#prepare(compiledQuery.sql);
+      return statement.reader && statement.readonly ? (statement.all(compiledQuery.parameters) as R[]) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
   #run<R>(compiledQuery: CompiledQuery): QueryResult<R> {
     const { sql, parameters } = compiledQuery;
     const statement = this.#prepare(sql);

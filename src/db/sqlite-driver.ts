@@ -83,6 +83,17 @@ export class RetryingSqliteDriver implements Driver {
     this.#reader = this.#config.separateReader ? new RetryingSqliteConnection(await this.#config.open(), this.#config) : undefined;
   }
 
+  /**
+   * The rows of a read-only statement run at once on the reader connection, or undefined when it
+   * cannot be: not opened yet, `:memory:` (no separate reader), a statement that writes, a lock,
+   * any error. The caller then runs it the careful way (deadline.ts `within`), which retries,
+   * reports the failure and keeps the deadline; running a read twice changes nothing. In WAL mode
+   * a reader almost never meets a lock, so this is the path of nearly every read.
+   */
+  readNow<R>(compiledQuery: Pick<CompiledQuery, 'sql' | 'parameters'>): R[] | undefined {
+    return this.#reader?.readNow<R>(compiledQuery);
+  }
+
   /** A session bound to the caller's deadline, when kysely was handed one (deadline.ts `within`). */
   async acquireConnection(options?: AbortableOperationOptions): Promise<DatabaseConnection> {
     return new SqliteSession(this.#writer!, this.#reader, this.#turns, options?.signal);

@@ -2,7 +2,7 @@
  * kysely over better-sqlite3, opened on first use, with the retrying, non-blocking driver
  * (sqlite-driver.ts): the default engine.
  */
-import { Kysely, SqliteIntrospector, SqliteQueryCompiler, type Dialect, type KyselyConfig } from 'kysely';
+import { Kysely, SqliteIntrospector, type CompiledQuery, SqliteQueryCompiler, type Dialect, type KyselyConfig } from 'kysely';
 import type { Database } from './schema.ts';
 import { ConcurrentSqliteAdapter, RetryingSqliteDriver } from './sqlite-driver.ts';
 import type { WriteHealth } from './write-health.ts';
@@ -16,7 +16,13 @@ export interface SqliteEngineOptions {
   log: KyselyConfig['log'];
 }
 
-export function sqliteKysely(path: string, { synchronous, lockWaitMs, health, log }: SqliteEngineOptions): Kysely<Database> {
+/** The Kysely instance, and its driver's direct read (sqlite-driver.ts `readNow`) for `DbHandle.read`. */
+export interface SqliteEngine {
+  kysely: Kysely<Database>;
+  readNow: <R>(query: Pick<CompiledQuery, 'sql' | 'parameters'>) => R[] | undefined;
+}
+
+export function sqliteKysely(path: string, { synchronous, lockWaitMs, health, log }: SqliteEngineOptions): SqliteEngine {
   const driver = new RetryingSqliteDriver({
     open: async () => {
       const { default: SQLite } = await import('better-sqlite3');
@@ -42,5 +48,5 @@ export function sqliteKysely(path: string, { synchronous, lockWaitMs, health, lo
     createIntrospector: (kysely) => new SqliteIntrospector(kysely),
     createQueryCompiler: () => new SqliteQueryCompiler(),
   };
-  return new Kysely<Database>({ dialect, ...(log ? { log } : {}) });
+  return { kysely: new Kysely<Database>({ dialect, ...(log ? { log } : {}) }), readNow: (query) => driver.readNow(query) };
 }

@@ -19,10 +19,14 @@ export function toDataRecord(row: DailyStatRow): DataRecord {
   };
 }
 
-/** The range read, built and compiled once per database (the dialect decides the SQL text). */
+/**
+ * The range read, built and compiled once per Kysely instance (the dialect decides the SQL text),
+ * its parameters the first and last day. Each `within` and each transaction has an instance of
+ * its own, so a caller on a hot path passes the handle's `db.kysely` (to `DbHandle.read`).
+ */
 const dailyStatsReads = new WeakMap<Db, string>();
 
-function dailyStatsSql(db: Db): string {
+export function dailyStatsSql(db: Db): string {
   let text = dailyStatsReads.get(db);
   if (text === undefined) {
     text = db
@@ -37,7 +41,8 @@ function dailyStatsSql(db: Db): string {
   return text;
 }
 
-interface DailyStatResult {
+/** A `daily_stat` row as the driver returns it (before `readDailyStats` makes its numbers numbers). */
+export interface DailyStatResult {
   day: string;
   txn_count: number | bigint | string;
   impr_count: number | bigint | string;
@@ -47,9 +52,8 @@ interface DailyStatResult {
 
 /**
  * Materialized days from `startDate` to `endDate` (inclusive), ascending. `YYYY-MM-DD` text sorts
- * as the calendar does, so the primary-key index serves both the range and the order. This is the
- * data API's cache-miss path: the statement is compiled once (building it with the query builder
- * on every call cost about as much as running it, bench/NOTES.md), only the two dates change.
+ * as the calendar does, so the primary-key index serves both the range and the order. The data
+ * API's cache miss runs the same statement through `DbHandle.read` (data.endpoint.ts).
  */
 export async function readDailyStats(db: Db, startDate: string, endDate: string): Promise<DailyStatRow[]> {
   const { rows } = await db.executeQuery<DailyStatResult>(CompiledQuery.raw(dailyStatsSql(db), [startDate, endDate]));

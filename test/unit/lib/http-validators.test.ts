@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ifNoneMatchMatches, strongEtag, variantEtag } from '../../../src/lib/http-validators.ts';
 
@@ -9,6 +10,16 @@ describe('HTTP validators', () => {
     expect(strongEtag('{"status":"Success","data":[]}')).toBe(tag);
     expect(strongEtag(Buffer.from('{"status":"Success","data":[]}'))).toBe(tag);
     expect(strongEtag('{"status":"Success","data":[{}]}')).not.toBe(tag);
+  });
+
+  it('is the SHA-256 of the UTF-8 bytes, cut to 27 base64url characters: tags already sent stay valid', () => {
+    // Pinned values: a client or CDN holding a tag from an earlier build must still get its 304.
+    expect(strongEtag('{"status":"Success","data":[]}')).toBe('"FuthSTQYo-DEHnV7m2-6IQFwtWF"');
+    for (const body of ['', 'h\u00e9llo \u{1F600}', 'x'.repeat(100_000)]) {
+      const expected = `"${createHash('sha256').update(Buffer.from(body, 'utf8')).digest('base64url').slice(0, 27)}"`;
+      expect(strongEtag(body)).toBe(expected);
+      expect(strongEtag(new Uint8Array(Buffer.from(body, 'utf8')))).toBe(expected);
+    }
   });
 
   it('matches If-None-Match by weak comparison, in lists, and for *', () => {
