@@ -90,8 +90,13 @@ export function createEdgeLimiter(config: Config, log: Logger, options: EdgeLimi
   /** One take from the data windows of `key` (a client address or `key:<id>`). */
   function takeData(key: string, windows: Window[]): Maybe<LimitOutcome> {
     const at = now();
-    return then(take(key, windows, at), (decision) => dataOutcome(key, windows, decision, at));
+    const decision = take(key, windows, at);
+    return decision instanceof Promise ? decision.then((known) => dataOutcome(key, windows, known, at)) : dataOutcome(key, windows, decision, at);
   }
+
+  // Made once, not per request: the closures `then` is handed on the in-process path.
+  const siteOf = (decision: Decision) => siteOutcome(decision, draft, siteRefusals);
+  const markDegraded = degradedMark(store);
 
   function dataOutcome(key: string, windows: Window[], decision: Decision, at: number): LimitOutcome {
     const headers = dataFigures(decision, at);
@@ -130,12 +135,8 @@ export function createEdgeLimiter(config: Config, log: Logger, options: EdgeLimi
 
   return {
     check(routeClass, clientKey, headers): Maybe<LimitOutcome> {
-      const outcome = routeClass === 'data' ? checkData(clientKey, headers) : then(take(clientKey, policies[routeClass], now()), (decision) => siteOutcome(decision, draft, siteRefusals));
-      return then(outcome, (known) => {
-        // Read after the take: the take is what finds a shared store's backend gone.
-        if (store.degraded) known.degraded = true;
-        return known;
-      });
+      const outcome = routeClass === 'data' ? checkData(clientKey, headers) : then(take(clientKey, policies[routeClass], now()), siteOf);
+      return then(outcome, markDegraded);
     },
     get degraded() {
       return store.degraded === true;
@@ -145,6 +146,14 @@ export function createEdgeLimiter(config: Config, log: Logger, options: EdgeLimi
 }
 
 type Maybe<T> = T | Promise<T>;
+
+/** An outcome marked degraded while the store is: read after the take, which is what finds a shared store's backend gone. */
+function degradedMark(store: { readonly degraded?: boolean }): (known: LimitOutcome) => LimitOutcome {
+  return (known) => {
+    if (store.degraded) known.degraded = true;
+    return known;
+  };
+}
 
 /**
  * `next` of a value that may still be coming: at once when it is there. The in-process store

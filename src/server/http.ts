@@ -174,7 +174,9 @@ export function createEdge(deps: EdgeDeps): import('./exchange.ts').Edge {
     // only from a proxy TRUST_PROXY names (nginx sets its $request_id), otherwise ours.
     const requestId = requestIdOf(deps.trustedProxy?.(req) === true ? req.headers['x-request-id'] : undefined);
     const x = exchangeOf(parts, req, res, requestId, clientKeyOf);
-    res.once('close', () => {
+    // `on`, not `once`: node emits a response's 'close' once (emitCloseNT checks `_closed`), and
+    // `once` wrapped the listener in a bound function and removed it again, per request.
+    res.on('close', () => {
       // While draining, a connection whose last response just ended is idle: let it go now
       // rather than after the keep-alive timeout.
       if (out.draining) setImmediate(() => server.closeIdleConnections());
