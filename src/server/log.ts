@@ -46,7 +46,7 @@ export const LOG_BUFFER_MAX_BYTES = 4 * 1024 * 1024;
  * `minLength`; its `maxWrite`, the most one write takes, must be larger). Each asynchronous
  * `fs.write` costs about 25 us of process CPU whatever its size (the thread pool's hand-off and
  * wake-ups; 6 us for a synchronous one, which a slow disk would turn into a stalled event loop):
- * at 4 KiB, a tenth of a cached answer's or a 429's CPU went to the access log's writes
+ * at 4 KiB, 6 to 8 % of a cached answer's or a 429's CPU went to the access log's writes
  * (bench/NOTES.md, "Fixed cost per request"). At 64 KiB that is 16 times rarer; an idle
  * server's lines still wait at most LOG_FLUSH_INTERVAL_MS, and what waits stays under
  * LOG_BUFFER_MAX_BYTES.
