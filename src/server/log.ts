@@ -52,7 +52,7 @@ export const LOG_BUFFER_MAX_BYTES = 4 * 1024 * 1024;
  * LOG_BUFFER_MAX_BYTES.
  */
 export const LOG_WRITE_BYTES = 64 * 1024;
-const LOG_MAX_WRITE_BYTES = 4 * LOG_WRITE_BYTES;
+const LOG_MAX_WRITE_BYTES = 2 * LOG_WRITE_BYTES;
 
 /**
  * The longest a buffered line waits before it is written, ms. Under load the write buffer fills
