@@ -90,8 +90,13 @@ export function createEdgeLimiter(config: Config, log: Logger, options: EdgeLimi
   /** One take from the data windows of `key` (a client address or `key:<id>`). */
   function takeData(key: string, windows: Window[]): Maybe<LimitOutcome> {
     const at = now();
-    return then(take(key, windows, at), (decision) => dataOutcome(key, windows, decision, at));
+    const decision = take(key, windows, at);
+    return decision instanceof Promise ? decision.then((known) => dataOutcome(key, windows, known, at)) : dataOutcome(key, windows, decision, at);
   }
+
+  // Made once, not per request: the closures `then` is handed on the in-process path.
+  const siteOf = (decision: Decision) => siteOutcome(decision, draft, siteRefusals);
+  const markDegraded = degradedMark(store);
 
   function dataOutcome(key: string, windows: Window[], decision: Decision, at: number): LimitOutcome {
     const headers = dataFigures(decision, at);
@@ -130,12 +135,8 @@ export function createEdgeLimiter(config: Config, log: Logger, options: EdgeLimi
 
   return {
     check(routeClass, clientKey, headers): Maybe<LimitOutcome> {
-      const outcome = routeClass === 'data' ? checkData(clientKey, headers) : then(take(clientKey, policies[routeClass], now()), (decision) => siteOutcome(decision, draft, siteRefusals));
-      return then(outcome, (known) => {
-        // Read after the take: the take is what finds a shared store's backend gone.
-        if (store.degraded) known.degraded = true;
-        return known;
-      });
+      const outcome = routeClass === 'data' ? checkData(clientKey, headers) : then(take(clientKey, policies[routeClass], now()), siteOf);
+      return then(outcome, markDegraded);
     },
     get degraded() {
       return store.degraded === true;
@@ -145,6 +146,14 @@ export function createEdgeLimiter(config: Config, log: Logger, options: EdgeLimi
 }
 
 type Maybe<T> = T | Promise<T>;
+
+/** An outcome marked degraded while the store is: read after the take, which is what finds a shared store's backend gone. */
+function degradedMark(store: { readonly degraded?: boolean }): (known: LimitOutcome) => LimitOutcome {
+  return (known) => {
+    if (store.degraded) known.degraded = true;
+    return known;
+  };
+}
 
 /**
  * `next` of a value that may still be coming: at once when it is there. The in-process store
@@ -157,50 +166,56 @@ function then<T, R>(value: Maybe<T>, next: (known: T) => Maybe<R>): Maybe<R> {
 
 /** The data interface's 429 for a refused take: the day's quota or the minute's rate, and the wait. */
 function dataRefusal(decision: Decision, refusals: RefusalMemo): HttpError {
-  const wait = decision.retryAfterSeconds ?? 1;
-  const daily = decision.scope === 'data-day';
-  return refusals(`${daily}:${wait}`, () => {
-    const detail = daily
+  return refusals(decision.scope, decision.retryAfterSeconds ?? 1, dataRateLimited);
+}
+
+function dataRateLimited(scope: string | undefined, wait: number): HttpError {
+  const detail =
+    scope === 'data-day'
       ? `rate limit exceeded: the daily quota is spent; it resets at 00:00 UTC, in ${wait} seconds`
       : `rate limit exceeded: too many requests in a given amount of time; retry after ${wait} seconds`;
-    return new HttpError('SVC1010', { detail });
-  });
+  return new HttpError('SVC1010', { detail });
 }
 
 /** A take from a site class's windows as the edge's outcome: its headers, and the 429 problem when refused. */
 function siteOutcome(decision: Decision, draft: boolean, refusals: RefusalMemo): LimitOutcome {
   const figures = draft ? { ...siteHeaders(decision), ...draftHeaders(decision) } : siteHeaders(decision);
   if (decision.allowed) return { headers: figures };
-  const wait = decision.retryAfterSeconds ?? 1;
-  const { scope } = decision;
-  return {
-    headers: figures,
-    refused: refusals(`${scope}:${wait}`, () =>
-      new HttpError('rate_limited', {
-        detail: `The ${scope ?? 'rate'} limit is used up for this client.`,
-        resolution: `Wait ${wait} second${wait === 1 ? '' : 's'} (Retry-After) before retrying.`,
-        extensions: { scope, retryAfter: wait },
-      }),
-    ),
-  };
+  return { headers: figures, refused: refusals(decision.scope, decision.retryAfterSeconds ?? 1, siteRateLimited) };
+}
+
+function siteRateLimited(scope: string | undefined, wait: number): HttpError {
+  return new HttpError('rate_limited', {
+    detail: `The ${scope ?? 'rate'} limit is used up for this client.`,
+    resolution: `Wait ${wait} second${wait === 1 ? '' : 's'} (Retry-After) before retrying.`,
+    extensions: { scope, retryAfter: wait },
+  });
 }
 
 /** A refusal by what it says (its window and wait), made once: `make` runs on the first of each. */
-type RefusalMemo = (key: string, make: () => HttpError) => HttpError;
+type RefusalMemo = (scope: string | undefined, wait: number, make: (scope: string | undefined, wait: number) => HttpError) => HttpError;
 
 /**
  * Refusals are the same for every client over the same window with the same wait, and a client
  * over its limit asks again and again: each is made once (and rendered once, src/server/admit.ts),
- * instead of an error, its message and its body per 429. Bounded: the day window's wait changes
- * every second.
+ * instead of an error, its message and its body per 429. Found by window, then by wait: no key
+ * string is built (and hashed) per refusal, and `make` is a plain function, no closure per 429.
+ * Bounded: the day window's wait changes every second.
  */
 function refusalMemo(): RefusalMemo {
-  const made = new Map<string, HttpError>();
-  return (key, make) => {
-    let error = made.get(key);
+  const made = new Map<string | undefined, Map<number, HttpError>>();
+  let size = 0;
+  return (scope, wait, make) => {
+    let error = made.get(scope)?.get(wait);
     if (error === undefined) {
-      if (made.size >= 256) made.clear();
-      made.set(key, (error = make()));
+      if (size >= 256) {
+        made.clear();
+        size = 0;
+      }
+      let byWait = made.get(scope);
+      if (byWait === undefined) made.set(scope, (byWait = new Map()));
+      byWait.set(wait, (error = make(scope, wait)));
+      size++;
     }
     return error;
   };

@@ -118,6 +118,35 @@ function finish({ deps }: EdgeParts, x: Exchange, logRequest: ReturnType<typeof 
   deps.observe(observation);
 }
 
+/** The answer of a request whose answering threw; undefined when the client is gone (nothing to write). */
+function failure({ deps }: EdgeParts, x: Exchange, error: unknown): Answer | undefined {
+  if (error instanceof ClientAbortedError || x.req.destroyed) {
+    // The client went away mid-request: nothing to answer, nothing wrong on our side.
+    x.res.statusCode = 499; // nginx's "client closed request", for the log line
+    x.res.destroy();
+    return undefined;
+  }
+  const httpError = toHttpError(error);
+  if (httpError.status >= 500) deps.log.error({ reqId: x.requestId, err: error }, 'unhandled error');
+  return errorAnswer(x.route, httpError);
+}
+
+/** The stage after the answer, then the write. */
+function written(parts: EdgeParts, x: Exchange, answer: Answer | undefined): void | Promise<void> {
+  if (answer === undefined) return;
+  afterAnswer(parts, x, answer);
+  if (answer.kind === 'written') return;
+  const sent = parts.out.write(x.res, x.head, answer);
+  if (typeof sent === 'number') x.bytesSent = sent;
+  else return sent.then((bytes) => void (x.bytesSent = bytes));
+}
+
+/** A response that could not be written: logged, and the connection cut. */
+function notWritten({ deps }: EdgeParts, x: Exchange, error: unknown): void {
+  deps.log.error({ reqId: x.requestId, err: error }, 'response not written');
+  x.res.destroy();
+}
+
 export function createEdge(deps: EdgeDeps): import('./exchange.ts').Edge {
   const { log } = deps;
   const clientKeyOf = deps.clientKey ?? socketKey;
@@ -146,27 +175,20 @@ export function createEdge(deps: EdgeDeps): import('./exchange.ts').Edge {
     return callAstro(parts, x);
   }
 
-  /** One request: admit and answer, the stage after the answer, write. */
-  async function run(x: Exchange): Promise<void> {
-    let answer: Answer;
+  /**
+   * One request: admit and answer, the stage after the answer, write. Synchronous when nothing has
+   * to be waited for (a cache hit, a prebuilt file in memory, a 429): an async function's promise
+   * and its `.catch` were two promises and a microtask turn per request.
+   */
+  function run(x: Exchange): void | Promise<void> {
+    let pending: Answer | Promise<Answer>;
     try {
-      const pending = answerOf(x);
-      answer = pending instanceof Promise ? await pending : pending;
+      pending = answerOf(x);
     } catch (error) {
-      if (error instanceof ClientAbortedError || x.req.destroyed) {
-        // The client went away mid-request: nothing to answer, nothing wrong on our side.
-        x.res.statusCode = 499; // nginx's "client closed request", for the log line
-        x.res.destroy();
-        return;
-      }
-      const httpError = toHttpError(error);
-      if (httpError.status >= 500) log.error({ reqId: x.requestId, err: error }, 'unhandled error');
-      answer = errorAnswer(x.route, httpError);
+      return written(parts, x, failure(parts, x, error));
     }
-    afterAnswer(parts, x, answer);
-    if (answer.kind === 'written') return;
-    const sent = out.write(x.res, x.head, answer);
-    x.bytesSent = typeof sent === 'number' ? sent : await sent;
+    if (pending instanceof Promise) return pending.then((answer) => written(parts, x, answer), (error: unknown) => written(parts, x, failure(parts, x, error)));
+    return written(parts, x, pending);
   }
 
   function onRequest(req: IncomingMessage, res: ServerResponse): void {
@@ -174,16 +196,19 @@ export function createEdge(deps: EdgeDeps): import('./exchange.ts').Edge {
     // only from a proxy TRUST_PROXY names (nginx sets its $request_id), otherwise ours.
     const requestId = requestIdOf(deps.trustedProxy?.(req) === true ? req.headers['x-request-id'] : undefined);
     const x = exchangeOf(parts, req, res, requestId, clientKeyOf);
-    res.once('close', () => {
+    // `on`, not `once`: node emits a response's 'close' once (emitCloseNT checks `_closed`), and
+    // `once` wrapped the listener in a bound function and removed it again, per request.
+    res.on('close', () => {
       // While draining, a connection whose last response just ended is idle: let it go now
       // rather than after the keep-alive timeout.
       if (out.draining) setImmediate(() => server.closeIdleConnections());
       finish(parts, x, logRequest);
     });
-    run(x).catch((error: unknown) => {
-      log.error({ reqId: requestId, err: error }, 'response not written');
-      res.destroy();
-    });
+    try {
+      run(x)?.catch((error: unknown) => notWritten(parts, x, error));
+    } catch (error) {
+      notWritten(parts, x, error);
+    }
   }
 
   const server = createNodeServer(onRequest);

@@ -18,8 +18,8 @@ export type { Logger };
 export interface LogOptions {
   level: LevelWithSilent;
   /**
-   * Buffer writes (4 KiB) instead of a syscall per line; what waits is written at least every
-   * `flushIntervalMs` and on shutdown.
+   * Buffer writes (LOG_WRITE_BYTES) instead of a syscall per line; what waits is written at least
+   * every `flushIntervalMs` and on shutdown.
    */
   buffered?: boolean;
   /** How long a buffered line may wait, ms (default LOG_FLUSH_INTERVAL_MS). */
@@ -42,8 +42,21 @@ const redactors = new WeakMap<Logger, SecretRedactor>();
 export const LOG_BUFFER_MAX_BYTES = 4 * 1024 * 1024;
 
 /**
- * The longest a buffered line waits before it is written, ms. Under load the 4 KiB buffer fills
- * and is written long before; an idle server's one warning waited for the next 4 KiB, minutes,
+ * How many bytes of lines a buffered logger gathers before it writes them (sonic-boom's
+ * `minLength`; its `maxWrite`, the most one write takes, must be larger). Each asynchronous
+ * `fs.write` costs about 25 us of process CPU whatever its size (the thread pool's hand-off and
+ * wake-ups; 6 us for a synchronous one, which a slow disk would turn into a stalled event loop):
+ * at 4 KiB, 6 to 8 % of a cached answer's or a 429's CPU went to the access log's writes
+ * (bench/NOTES.md, "Fixed cost per request"). At 64 KiB that is 16 times rarer; an idle
+ * server's lines still wait at most LOG_FLUSH_INTERVAL_MS, and what waits stays under
+ * LOG_BUFFER_MAX_BYTES.
+ */
+export const LOG_WRITE_BYTES = 64 * 1024;
+const LOG_MAX_WRITE_BYTES = 2 * LOG_WRITE_BYTES;
+
+/**
+ * The longest a buffered line waits before it is written, ms. Under load the write buffer fills
+ * and is written long before; an idle server's one warning waited for the next block, minutes,
  * or for SIGTERM. One write a second costs nothing next to a write per line.
  */
 export const LOG_FLUSH_INTERVAL_MS = 1_000;
@@ -75,7 +88,8 @@ function reportDrops(boom: pino.DestinationStream & NodeJS.EventEmitter, log: Lo
 }
 
 export function createLogger({ level, buffered = false, flushIntervalMs = LOG_FLUSH_INTERVAL_MS, stream, secrets = [] }: LogOptions): Logger {
-  const boom = stream ? undefined : pino.destination({ dest: 1, sync: !buffered, contentMode: 'buffer', minLength: buffered ? 4096 : 0, ...(buffered ? { maxLength: LOG_BUFFER_MAX_BYTES } : {}) });
+  const blocks = buffered ? { minLength: LOG_WRITE_BYTES, maxWrite: LOG_MAX_WRITE_BYTES, maxLength: LOG_BUFFER_MAX_BYTES } : { minLength: 0 };
+  const boom = stream ? undefined : pino.destination({ dest: 1, sync: !buffered, contentMode: 'buffer', ...blocks });
   const destination = stream ?? encodeOnce(boom!);
   const redact = secretRedactor(secrets);
   const log = pino(
@@ -212,6 +226,13 @@ export function createRequestLog(log: Logger): (record: RequestRecord) => void {
     stream.write(redact(lines));
   };
   pendingRequestLines.set(log, flush);
+  // The method's field, made once per method: node's parser knows a fixed set of them.
+  const methodFields = new Map<string, string>();
+  const methodField = (name: string) => {
+    const field = `,"method":${JSON.stringify(name)}`;
+    if (methodFields.size < 64) methodFields.set(name, field);
+    return field;
+  };
   return (r) => {
     if (!log.isLevelEnabled('info')) return;
     const now = Date.now();
@@ -219,7 +240,7 @@ export function createRequestLog(log: Logger): (record: RequestRecord) => void {
       lastMs = now;
       lastTime = `,"time":"${new Date(now).toISOString()}"`;
     }
-    const method = r.method === undefined ? '' : `,"method":${JSON.stringify(r.method)}`;
+    const method = r.method === undefined ? '' : (methodFields.get(r.method) ?? methodField(r.method));
     if (batch === '') setImmediate(flush);
     const path = r.path.length <= LOGGED_PATH_CHARS ? `"path":${JSON.stringify(r.path)}` : `"path":${JSON.stringify(r.path.slice(0, LOGGED_PATH_CHARS))},"pathLength":${r.path.length}`;
     batch += `${prefix}${lastTime}${chindings},"reqId":${JSON.stringify(r.reqId)}${method},${path},"status":${r.status},"ms":${r.ms}${r.aborted ? ',"aborted":true' : ''},"msg":"request"}\n`;

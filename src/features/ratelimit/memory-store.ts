@@ -174,7 +174,9 @@ export function createMemoryStore(opts: MemoryStoreOptions = {}): MemoryStore {
     // A write may evict a slot found above when two of this request's records share a set, so
     // each write looks its slot up again unless it was found and nothing was written before it.
     if (next) next.forEach((record, i) => table.write(fingerprints[i]!, record, i === 0 ? slots[0] : undefined));
-    return { ...decision, nowMs: now };
+    // evaluate's decision is new and ours: stamped, not copied.
+    decision.nowMs = now;
+    return decision;
   }
 
   function refundNow(key: string, windows: readonly Window[], decision: Decision): void {

@@ -1,7 +1,7 @@
 /**
- * A buffered logger (production: 4 KiB writes) still writes a lone line within
+ * A buffered logger (production: 64 KiB writes) still writes a lone line within
  * LOG_FLUSH_INTERVAL_MS while the process idles. Before, a `contact delivery failed` warning
- * waited for 4 KiB more of log or for SIGTERM, and request lines lagged by minutes. The waits
+ * waited for a block more of log or for SIGTERM, and request lines lagged by minutes. The waits
  * are for the line itself (event-driven); the timeouts are safety nets, far above the one-second
  * interval, so a busy machine cannot fail them but a line that waits for SIGTERM does.
  */
