@@ -61,19 +61,41 @@ export async function callEndpoint({ deps }: EdgeParts, x: Exchange, endpoint: E
   const { req, res, method, url, route } = x;
   const body = hasBody(method) ? await readBody(req, route.bodyLimit) : undefined;
   const target = new URL(`${url.pathname}${url.search}`, `${deps.https ? 'https' : 'http'}://${deps.siteHost()}`);
-  let signal: AbortSignal | undefined;
-  const request: PlainRequest = {
-    method: endpointMethod(method),
-    headOnly: method === 'HEAD',
-    url: target,
-    headers: headerReader(req.headers),
-    body,
-    deadline: Date.now() + route.deadlineMs,
-    get signal() {
-      return (signal ??= whenGone(res));
-    },
-  };
+  const request = new EndpointRequest(method, target, req.headers, body, Date.now() + route.deadlineMs, res);
   return { kind: 'plain', response: await endpoint(request, deps.endpointDeps()), edge: false };
+}
+
+/**
+ * The endpoint's request, its `signal` made on first read. A class, not an object literal with a
+ * `get signal()` closing over `res`: V8 puts each such literal's accessor pair in the old
+ * generation, so the getter, its closure and through it the whole request and response survived
+ * every young-generation collection until the next full one. A contact flood promoted 6 to 12 %
+ * of all it allocated and the old generation grew to its next limit (bench/NOTES.md, "Memory
+ * round 3"; test/unit/server/answer.memory.test.ts). A getter on the prototype keeps nothing.
+ */
+class EndpointRequest implements PlainRequest {
+  readonly method: string;
+  readonly headOnly: boolean;
+  readonly url: URL;
+  readonly headers: HeaderReader;
+  readonly body: Uint8Array | undefined;
+  readonly deadline: number;
+  #signal: AbortSignal | undefined;
+  readonly #res: ServerResponse;
+
+  constructor(method: string, url: URL, headers: IncomingHttpHeaders, body: Uint8Array | undefined, deadline: number, res: ServerResponse) {
+    this.method = endpointMethod(method);
+    this.headOnly = method === 'HEAD';
+    this.url = url;
+    this.headers = headerReader(headers);
+    this.body = body;
+    this.deadline = deadline;
+    this.#res = res;
+  }
+
+  get signal(): AbortSignal {
+    return (this.#signal ??= whenGone(this.#res));
+  }
 }
 
 /** What answers when Astro has no route for the path: the API's 404 problem, the not-found page, or a minimal one. */

@@ -196,7 +196,8 @@ describe('memory under a flood of valid contact submissions from distinct client
     // Per-client state (the limiter's fixed table), the page cache and the WAL are bounded; what
     // remains is V8's heap breathing. Measured +15 MiB with npm start's young generation, +43 MiB
     // with V8's default one (each submission's garbage promoted while it waits for its group's
-    // commit): the bound tells them apart.
+    // commit): the bound tells them apart. +1.9 MiB once the endpoint's request no longer kept
+    // each request through scavenges (src/server/answer.ts, bench/NOTES.md "Memory round 3").
     expect(growth).toBeLessThan(32);
     // Once the flood is over, its garbage is given back (src/server/idle-compaction.ts): without
     // it the process stayed at its peak for as long as it was idle (bench/NOTES.md, issue 35's
