@@ -2,11 +2,12 @@
  * Give memory back once a burst of traffic is over (issue 35: RSS back within 30 MB of idle 30 s
  * after a flood).
  *
- * During a flood each request's short-lived objects outlive a scavenge or two while they wait
- * (for their group's commit, for the socket), so V8 promotes them and the old generation grows
- * to its next limit. When the requests stop, nothing allocates, no collection runs, and the
- * garbage stays resident: a contact flood left the process at 159 MB (idle 124 MB) with 71 MB of
- * heap "used", for as long as it stayed idle (bench/NOTES.md). A regular full collection frees
+ * During a flood some of each request's short-lived objects are promoted (the biggest share, an
+ * endpoint request's object-literal getter, is gone: answer.ts says why), so the old generation
+ * grows towards its next limit. When the requests stop, nothing allocates, no collection runs,
+ * and the garbage stays resident: before that fix a contact flood left the process at 159 MB
+ * (idle 124 MB) with 71 MB of heap "used", for as long as it stayed idle (bench/NOTES.md,
+ * memory rounds 2 and 3). A regular full collection frees
  * the heap but not the resident pages (V8 keeps them for reuse); V8's "last resort" collection
  * (`gc({flavor: 'last-resort'})`, what it runs before giving up on an allocation) also releases
  * them: 159 -> 122 MB in one call.
