@@ -1,4 +1,5 @@
 import { defaultExclude, defineConfig } from 'vitest/config';
+import SlowestFirst from './test/sequencer.ts';
 
 /** Pure tests: no build, no database server (README "Scripts": `npm run test:unit`). */
 const UNIT = 'test/unit/**/*.test.ts';
@@ -13,6 +14,8 @@ export default defineConfig({
     // Files that start servers or databases are heavier than the two cores like in parallel.
     maxWorkers: 2,
     pool: 'forks',
+    // The slowest files first, so that none starts late and leaves one worker running alone.
+    sequence: { sequencer: SlowestFirst },
     // Two projects so that a run of unit files alone starts nothing: vitest runs a project's
     // global setup only when the run holds files of that project. `npm test` runs both.
     projects: [
