@@ -35,8 +35,23 @@ export function isCompressible(contentType: string, size: number): boolean {
  * request path).
  */
 export function storeBody(identity: Buffer, contentType: string): StoredBody {
-  if (!isCompressible(contentType, identity.length)) return { identity };
-  return { identity, lazy: true };
+  const own = ownBytes(identity);
+  if (!isCompressible(contentType, own.length)) return { identity: own };
+  return { identity: own, lazy: true };
+}
+
+/**
+ * `bytes` in memory of their own. A Buffer under half of `Buffer.poolSize` (64 KiB on Node 24)
+ * from `Buffer.from(string)`, `Buffer.concat` or zlib's sync calls is a slice of one of node's
+ * shared pool slabs, and a slice kept for long keeps its whole slab alive: a cached 2.5 KiB data
+ * answer could hold 64 KiB, 25 times what the cache's bound counts. Copying once when an entry is
+ * kept costs a memcpy.
+ */
+export function ownBytes(bytes: Buffer): Buffer {
+  if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength) return bytes;
+  const own = Buffer.allocUnsafeSlow(bytes.length);
+  bytes.copy(own);
+  return own;
 }
 
 /**
@@ -56,7 +71,7 @@ export function brotliParams(size: number, quality: number): Record<number, numb
 function withVariant(body: StoredBody, coding: Coding, level: number): StoredBody {
   const { identity } = body;
   const encoded = coding === 'br' ? brotliCompressSync(identity, { params: brotliParams(identity.length, level) }) : gzipSync(identity, { level });
-  if (encoded.length < identity.length) body[coding] = encoded;
+  if (encoded.length < identity.length) body[coding] = ownBytes(encoded);
   return body;
 }
 

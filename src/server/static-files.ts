@@ -173,7 +173,7 @@ export class StaticFiles {
   async #readWhole(body: StaticBody): Promise<Buffer> {
     const file = await this.#open(body);
     try {
-      // Not from Buffer's shared pool: a small cached body must not keep an 8 KiB slab alive.
+      // Not from Buffer's shared pool: a small cached body must not keep a pool slab (Buffer.poolSize, 64 KiB on Node 24) alive.
       const bytes = Buffer.allocUnsafeSlow(body.size);
       let filled = 0;
       while (filled < body.size) {

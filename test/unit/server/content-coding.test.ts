@@ -26,3 +26,22 @@ describe('static file helpers', () => {
     expect(negotiate(body, '*, br;q=0').encoding).toBe('gzip');
   });
 });
+
+describe('bodies kept for long', () => {
+  it('hold memory of their own, not a slice of a shared pool slab', () => {
+    // Under half of Buffer.poolSize, Buffer.from(string) slices node's shared pool.
+    const pooled = Buffer.from(`{"status":"Success","data":[${'{"date":"2026-01-01"},'.repeat(60)}{}]}`);
+    expect(pooled.buffer.byteLength).toBeGreaterThan(pooled.length);
+    const stored = storeBody(pooled, 'application/json; charset=utf-8');
+    expect(stored.identity.equals(pooled)).toBe(true);
+    expect(stored.identity.buffer.byteLength).toBe(stored.identity.length);
+    // A Buffer that already owns its memory is kept as it is.
+    const own = Buffer.allocUnsafeSlow(16).fill(1);
+    expect(storeBody(own, 'text/plain').identity).toBe(own);
+    // A compressed variant made on demand owns its memory too.
+    const variant = negotiate(stored, 'br');
+    expect(variant.encoding).toBe('br');
+    expect(brotliDecompressSync(variant.bytes).equals(pooled)).toBe(true);
+    expect(variant.bytes.buffer.byteLength).toBe(variant.bytes.length);
+  });
+});
