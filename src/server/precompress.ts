@@ -17,7 +17,7 @@ import { afterBuild } from '../lib/after-build.ts';
 import { EDITIONS_DIR } from '../lib/editions.ts';
 import { strongEtag } from '../lib/http-validators.ts';
 import { brotliParams, isCompressible, type Coding } from './content-coding.ts';
-import { cacheControlFor, contentTypeOf, STATIC_MANIFEST_PATH, STATIC_MANIFEST_VERSION, VARIANT_SUFFIX, type StaticEntry, type StaticManifest } from './static-manifest.ts';
+import { cacheControlFor, contentTypeOf, formatStaticManifest, STATIC_MANIFEST_PATH, STATIC_MANIFEST_VERSION, VARIANT_SUFFIX, type StaticEntry, type StaticManifest } from './static-manifest.ts';
 
 const brotliAsync = promisify(brotliCompress);
 const gzipAsync = promisify(gzip);
@@ -122,12 +122,12 @@ export async function precompress(clientDir: string, manifestPath: string, optio
   const manifest: StaticManifest = { version: STATIC_MANIFEST_VERSION, files: base.files, ...(editions.length > 0 ? { editions } : {}) };
   // Written beside its final name and renamed over it: a reader sees the old manifest or the new one, whole.
   const temporary = join(dirname(manifestPath), `.static-manifest.${process.pid}.tmp`);
-  await writeFile(temporary, `${JSON.stringify(manifest)}\n`);
+  await writeFile(temporary, formatStaticManifest(manifest));
   await rename(temporary, manifestPath);
   return { manifest, files, variants };
 }
 
-/** The Astro integration: precompress dist/client and write dist/server/static-manifest.json after every build. */
+/** The Astro integration: precompress dist/client and write dist/server/static-manifest.ndjson after every build. */
 export function staticManifestIntegration(options: PrecompressOptions = {}): AstroIntegration {
   return afterBuild('static-manifest', async ({ outDir, client }, logger) => {
     const started = performance.now();

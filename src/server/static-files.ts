@@ -106,14 +106,15 @@ export class StaticFiles {
    * (Astro's directory build format); `/404.html` is kept for the not-found page.
    */
   static async load(distDir: string, options: StaticFilesOptions): Promise<StaticFiles> {
-    const manifest = await readStaticManifest(join(distDir, STATIC_MANIFEST_PATH));
-    const clientDir = join(distDir, 'client');
     // JSON.parse gives every entry its own copy of "text/html; charset=utf-8" and the like: share one.
     const shared = new Map<string, string>();
     const intern = (text: string): string => shared.get(text) ?? (shared.set(text, text), text);
-    const files = filesOf(manifest.files, intern);
-    const editions = (manifest.editions ?? []).map(({ at, files: entries }) => ({ at, files: filesOf(entries, intern, join(distDir, EDITIONS_DIR, String(at))) }));
-    return new StaticFiles(clientDir, files, options, editions);
+    // Each entry becomes a StaticFile as soon as its line is checked (static-manifest.ts says why).
+    const manifest = await readStaticManifest(join(distDir, STATIC_MANIFEST_PATH), (entry, at) =>
+      staticFileOf(entry, intern, at === undefined ? undefined : join(distDir, EDITIONS_DIR, String(at))),
+    );
+    const editions = (manifest.editions ?? []).map(({ at, files }) => ({ at, files: byUrlPath(files) }));
+    return new StaticFiles(join(distDir, 'client'), byUrlPath(manifest.files), options, editions);
   }
 
   /** The file answering `urlPath` now: the latest edition's whose instant has come, else the build's. */
@@ -235,11 +236,10 @@ export class StaticFiles {
   }
 }
 
-/** The manifest's entries by URL path: `/x/index.html` also answers `/x/` and `/x` (Astro's directory build format). */
-function filesOf(entries: Record<string, StaticEntry>, intern: (text: string) => string, root?: string): Map<string, StaticFile> {
+/** The files by URL path: `/x/index.html` also answers `/x/` and `/x` (Astro's directory build format). */
+function byUrlPath(entries: Record<string, StaticFile>): Map<string, StaticFile> {
   const files = new Map<string, StaticFile>();
-  for (const [urlPath, entry] of Object.entries(entries)) {
-    const file = staticFileOf(entry, intern, root);
+  for (const [urlPath, file] of Object.entries(entries)) {
     files.set(urlPath, file);
     if (urlPath.endsWith('/index.html')) {
       const dir = urlPath.slice(0, -'index.html'.length);

@@ -1,18 +1,24 @@
 /**
  * The static manifest: what `astro build` leaves for the edge about every file of dist/client
  * (src/server/precompress.ts writes it, src/server/static-files.ts reads it at start-up), so
- * start-up reads one JSON file instead of the whole build, however large the news archive grows.
- * Kept in dist/server, which no static host serves. This schema is the one description of it.
+ * start-up reads one file instead of the whole build, however large the news archive grows.
+ * Kept in dist/server, which no static host serves. These schemas are the one description of it.
+ *
+ * One JSON document a line (NDJSON): a header, then a line for each file. Start-up reads it a
+ * line at a time, so only each entry's final form lives long; the earlier single JSON document
+ * held its whole text, its parsed tree and a checked copy at once, about 25 MB of heap at 10,000
+ * files (5,000 articles) for a moment, against about 10 MB now (bench/NOTES.md, 2026-11-28):
+ * that moment was the process's peak RSS.
  */
-import { readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { lookup } from 'mrmime';
 import { z } from 'zod';
 
 /** Where the manifest lives, relative to DIST_DIR. */
-export const STATIC_MANIFEST_PATH = 'server/static-manifest.json';
-/** Bumped when the format changes in a way an older reader would misread. */
-export const STATIC_MANIFEST_VERSION = 1;
+export const STATIC_MANIFEST_PATH = 'server/static-manifest.ndjson';
+/** Bumped when the format changes in a way an older reader would misread (2: NDJSON lines). */
+export const STATIC_MANIFEST_VERSION = 2;
 
 /** File name suffix of each coding's copy beside its file: the names nginx's gzip_static and brotli_static look for. */
 export const VARIANT_SUFFIX = { br: '.br', gzip: '.gz' } as const;
@@ -45,27 +51,36 @@ export const StaticEntry = z.strictObject({
 });
 export type StaticEntry = z.infer<typeof StaticEntry>;
 
-const Files = z.record(z.string().startsWith('/'), StaticEntry);
+/** The first line. */
+export const StaticManifestHeader = z.strictObject({ version: z.literal(STATIC_MANIFEST_VERSION) });
+
+/** Each further line: one file, by the URL path it answers. */
+export const StaticLine = StaticEntry.extend({
+  /** URL path (`/news/index.html`); directory aliases are the reader's rule (see static-files.ts). */
+  path: z.string().startsWith('/'),
+  /**
+   * Set for a scheduled edition's file (src/features/news/schedule.ts): ms since the epoch from
+   * which it answers its path, in place of the build's file of that path (or where there was
+   * none); `file` is then below dist/scheduled/<edition>/.
+   */
+  edition: z.number().int().positive().optional(),
+});
+export type StaticLine = z.infer<typeof StaticLine>;
+
+/** The manifest as its readers hold it, with each entry in the reader's form `F`. */
+export interface StaticManifestOf<F> {
+  version: typeof STATIC_MANIFEST_VERSION;
+  files: Record<string, F>;
+  /** Scheduled editions, earliest first; absent when nothing is scheduled. */
+  editions?: { at: number; files: Record<string, F> }[];
+}
+export type StaticManifest = StaticManifestOf<StaticEntry>;
 
 /**
- * A scheduled edition (src/features/news/schedule.ts): files served from `at` on, each in place
- * of the file of the same path (or where there was none). `file` is below dist/scheduled/<at>/.
+ * Turns each checked entry into the reader's form; `edition` is the scheduled edition's instant
+ * for an edition's file, undefined for the build's own.
  */
-export const StaticEdition = z.strictObject({
-  /** From when, in ms since the epoch. */
-  at: z.number().int().positive(),
-  files: Files,
-});
-export type StaticEdition = z.infer<typeof StaticEdition>;
-
-export const StaticManifest = z.strictObject({
-  version: z.literal(STATIC_MANIFEST_VERSION),
-  /** URL path (`/news/index.html`) to its file; directory aliases are the reader's rule (see static-files.ts). */
-  files: Files,
-  /** Scheduled editions, earliest first; absent when nothing is scheduled. */
-  editions: z.array(StaticEdition).optional(),
-});
-export type StaticManifest = z.infer<typeof StaticManifest>;
+export type EntryReader<F> = (entry: StaticEntry, edition: number | undefined) => F;
 
 /** The manifest is missing or unusable; the message says what and what to do. */
 export class StaticManifestError extends Error {
@@ -77,35 +92,103 @@ export class StaticManifestError extends Error {
   }
 }
 
-/** Parse a manifest's text, refusing anything the schema does not describe (the first problem, with its path). */
-export function parseStaticManifest(text: string, where: string): StaticManifest {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw new StaticManifestError(`the static manifest ${where} is not JSON (${(error as Error).message}): run \`npm run build\``, 'malformed');
-  }
-  const result = StaticManifest.safeParse(json);
-  if (!result.success) {
-    const issue = result.error.issues[0]!;
-    const at = issue.path.length > 0 ? ` at ${issue.path.map(String).join('.')}` : '';
-    throw new StaticManifestError(`the static manifest ${where} is malformed${at}: ${issue.message}: run \`npm run build\``, 'malformed');
-  }
-  return result.data;
+/** The manifest's text: a header line, then a line for each file, earliest edition's files last. */
+export function formatStaticManifest(manifest: StaticManifest): string {
+  const lines = [JSON.stringify({ version: manifest.version } satisfies z.input<typeof StaticManifestHeader>)];
+  const add = (files: Record<string, StaticEntry>, edition?: number) => {
+    for (const [path, entry] of Object.entries(files)) lines.push(JSON.stringify({ path, ...(edition === undefined ? {} : { edition }), ...entry } satisfies z.input<typeof StaticLine>));
+  };
+  add(manifest.files);
+  for (const { at, files } of manifest.editions ?? []) add(files, at);
+  return `${lines.join('\n')}\n`;
 }
 
-/** Read and validate the manifest at `path`. */
-export async function readStaticManifest(path: string): Promise<StaticManifest> {
-  let text: string;
+/** Checks a manifest a line at a time, handing each entry to `read` as soon as it is checked. */
+class ManifestReader<F> {
+  #line = 0;
+  #manifest: StaticManifestOf<F> | undefined;
+  readonly #editions = new Map<number, Record<string, F>>();
+  readonly where: string;
+  readonly read: EntryReader<F>;
+
+  constructor(where: string, read: EntryReader<F>) {
+    this.where = where;
+    this.read = read;
+  }
+
+  take(text: string): void {
+    this.#line++;
+    if (text.trim() === '') return;
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (error) {
+      throw new StaticManifestError(`the static manifest ${this.where} is not JSON at line ${this.#line} (${(error as Error).message}): run \`npm run build\``, 'malformed');
+    }
+    if (this.#manifest === undefined) {
+      this.#manifest = { version: this.#check(StaticManifestHeader, json).version, files: {} };
+      return;
+    }
+    const { path, edition, ...entry } = this.#check(StaticLine, json);
+    let files = this.#manifest.files;
+    if (edition !== undefined) {
+      files = this.#editions.get(edition) ?? {};
+      this.#editions.set(edition, files);
+    }
+    files[path] = this.read(entry, edition);
+  }
+
+  done(): StaticManifestOf<F> {
+    if (this.#manifest === undefined) throw new StaticManifestError(`the static manifest ${this.where} is empty: run \`npm run build\``, 'malformed');
+    if (this.#editions.size === 0) return this.#manifest;
+    const editions = [...this.#editions].sort(([a], [b]) => a - b).map(([at, files]) => ({ at, files }));
+    return { ...this.#manifest, editions };
+  }
+
+  /** `value` as `schema` says, or an error naming the line, the field and the problem. */
+  #check<T>(schema: z.ZodType<T>, value: unknown): T {
+    const result = schema.safeParse(value);
+    if (result.success) return result.data;
+    const issue = result.error.issues[0]!;
+    const field = issue.path.length > 0 ? ` (${issue.path.map(String).join('.')})` : '';
+    throw new StaticManifestError(`the static manifest ${this.where} is malformed at line ${this.#line}${field}: ${issue.message}: run \`npm run build\``, 'malformed');
+  }
+}
+
+const asChecked: EntryReader<StaticEntry> = (entry) => entry;
+
+/**
+ * Parse a manifest's whole text, refusing anything the schemas do not describe (the first
+ * problem, with its line). `read` turns each entry into what the caller keeps (default: the entry).
+ */
+export function parseStaticManifest(text: string, where: string): StaticManifest;
+export function parseStaticManifest<F>(text: string, where: string, read: EntryReader<F>): StaticManifestOf<F>;
+export function parseStaticManifest<F>(text: string, where: string, read?: EntryReader<F>): StaticManifestOf<F | StaticEntry> {
+  const reader = new ManifestReader<F | StaticEntry>(where, read ?? asChecked);
+  for (const line of text.split('\n')) reader.take(line);
+  return reader.done();
+}
+
+/** Read and check the manifest at `path` a line at a time; `read` as parseStaticManifest's. */
+export async function readStaticManifest(path: string): Promise<StaticManifest>;
+export async function readStaticManifest<F>(path: string, read: EntryReader<F>): Promise<StaticManifestOf<F>>;
+export async function readStaticManifest<F>(path: string, read?: EntryReader<F>): Promise<StaticManifestOf<F | StaticEntry>> {
+  let file;
   try {
-    text = await readFile(path, 'utf8');
+    file = await open(path, 'r');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-      throw new StaticManifestError(`no static manifest at ${path} (a build from before manifests, or an interrupted one): run \`npm run build\``, 'missing');
+      throw new StaticManifestError(`no static manifest at ${path} (a build older than this manifest format, or an interrupted one): run \`npm run build\``, 'missing');
     }
     throw error;
   }
-  return parseStaticManifest(text, path);
+  try {
+    const reader = new ManifestReader<F | StaticEntry>(path, read ?? asChecked);
+    for await (const line of file.readLines()) reader.take(line);
+    return reader.done();
+  } finally {
+    await file.close();
+  }
 }
 
 /** Cache-Control by path: hashed assets forever, pages revalidated, the read APIs briefly. */

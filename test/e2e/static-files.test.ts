@@ -151,10 +151,10 @@ describe('start-up', () => {
 
   it('exits 78 with one line when the manifest is malformed', async () => {
     const dist = distCopy({ client: false });
-    writeFileSync(join(dist, STATIC_MANIFEST_PATH), '{"version":1,"files":{"/x":{"file":"x"}}}');
+    writeFileSync(join(dist, STATIC_MANIFEST_PATH), '{"version":2}\n{"path":"/x","file":"x"}\n');
     const run = await runToExit({ DIST_DIR: dist });
     expect(run.code).toBe(78);
-    expect(linesOf(run.stderr)).toEqual([`start-up failed: the static manifest ${join(dist, STATIC_MANIFEST_PATH)} is malformed at files./x.size: Invalid input: expected number, received undefined: run \`npm run build\``]);
+    expect(linesOf(run.stderr)).toEqual([`start-up failed: the static manifest ${join(dist, STATIC_MANIFEST_PATH)} is malformed at line 2 (size): Invalid input: expected number, received undefined: run \`npm run build\``]);
   });
 
   it('exits 66 with one line when the build has no manifest', async () => {
@@ -162,6 +162,6 @@ describe('start-up', () => {
     rmSync(join(dist, STATIC_MANIFEST_PATH));
     const run = await runToExit({ DIST_DIR: dist });
     expect(run.code).toBe(66);
-    expect(linesOf(run.stderr)).toEqual([expect.stringMatching(/^start-up failed: no static manifest at .+static-manifest\.json \(.+\): run `npm run build`$/)]);
+    expect(linesOf(run.stderr)).toEqual([expect.stringMatching(/^start-up failed: no static manifest at .+static-manifest\.ndjson \(.+\): run `npm run build`$/)]);
   });
 });

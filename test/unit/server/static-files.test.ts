@@ -96,13 +96,24 @@ describe('the build step (precompress)', () => {
 });
 
 describe('the manifest reader', () => {
-  it('refuses a malformed manifest with the problem and what to do', () => {
-    const bad = (value: unknown) => () => parseStaticManifest(JSON.stringify(value), '/srv/dist/server/static-manifest.json');
-    expect(bad({ version: 1, files: { '/a.html': { file: '../etc/passwd', size: 1, etag: '"x"', contentType: 'text/html', cacheControl: 'no-store' } } })).toThrowErrorMatchingInlineSnapshot(
-      `[StaticManifestError: the static manifest /srv/dist/server/static-manifest.json is malformed at files./a.html.file: must be a relative path inside dist/client: run \`npm run build\`]`,
+  it('refuses a malformed manifest with the problem, its line and what to do', () => {
+    const bad = (...lines: unknown[]) => () => parseStaticManifest(lines.map((line) => JSON.stringify(line)).join('\n'), '/srv/dist/server/static-manifest.ndjson');
+    const entry = { path: '/a.html', file: 'a.html', size: 1, etag: `"${'x'.repeat(27)}"`, contentType: 'text/html', cacheControl: 'no-store' };
+    expect(bad({ version: 2 }, entry, { ...entry, path: '/b.html', file: '../etc/passwd' })).toThrowErrorMatchingInlineSnapshot(
+      `[StaticManifestError: the static manifest /srv/dist/server/static-manifest.ndjson is malformed at line 3 (file): must be a relative path inside dist/client: run \`npm run build\`]`,
     );
-    expect(bad({ version: 2, files: {} })).toThrow(/is malformed at version: .*run `npm run build`$/);
-    expect(() => parseStaticManifest('{"version":1,', 'm.json')).toThrow(/^the static manifest m\.json is not JSON \(.+\): run `npm run build`$/);
+    expect(bad({ version: 2 }, { ...entry, path: 'a.html' })).toThrow(/is malformed at line 2 \(path\): .*run `npm run build`$/);
+    expect(bad({ version: 2 }, { ...entry, edition: -1 })).toThrow(/is malformed at line 2 \(edition\): .*run `npm run build`$/);
+    // A manifest of the first format (one JSON document) names its version as the problem.
+    expect(bad({ version: 1, files: {} })).toThrow(/is malformed at line 1 \(version\): .*run `npm run build`$/);
+    expect(() => parseStaticManifest('', 'm.ndjson')).toThrow(/^the static manifest m\.ndjson is empty: run `npm run build`$/);
+    expect(() => parseStaticManifest('{"version":2}\n{"path":', 'm.ndjson')).toThrow(/^the static manifest m\.ndjson is not JSON at line 2 \(.+\): run `npm run build`$/);
+    // The checked lines, in order, a blank last line allowed.
+    expect(parseStaticManifest(`${JSON.stringify({ version: 2 })}\n${JSON.stringify(entry)}\n${JSON.stringify({ ...entry, edition: 5 })}\n`, 'm.ndjson')).toEqual({
+      version: 2,
+      files: { '/a.html': { file: 'a.html', size: 1, etag: entry.etag, contentType: 'text/html', cacheControl: 'no-store' } },
+      editions: [{ at: 5, files: { '/a.html': { file: 'a.html', size: 1, etag: entry.etag, contentType: 'text/html', cacheControl: 'no-store' } } }],
+    });
   });
 
   it('tells a missing manifest from a malformed one', async () => {
