@@ -22,6 +22,7 @@
  * The polling timer around `deliverPending` is src/app/jobs/outbox.ts; the log's reads and the
  * operators' actions (redeliver, spam) are deliveries.server.ts.
  */
+import type { OperandValueExpressionOrList, SelectQueryBuilder, StringReference } from 'kysely';
 import type { Logger } from 'pino';
 import type { DbHandle } from '../../db/create-db.ts';
 import type { DeliveryChannelName } from '../../db/schema.ts';
@@ -104,21 +105,34 @@ export async function deliverPending(deps: OutboxDeps, options: DeliverOptions =
   return result;
 }
 
+/**
+ * How the outbox takes either of its queues (submissions to plan, deliveries to send): rows due by
+ * `at` whose submission is not spam, oldest due first and lowest id among equals (a total order:
+ * a batch cut by `limit` is the same batch for every instance), `limit` at a time. One definition,
+ * so that neither queue can drift from the other's spam rule or order. `dueAt` and `id` name the
+ * queue's columns, `spam` the submission's spam_reason; `at` takes its type from `dueAt`, since
+ * kysely cannot compare a column of a generic table with a plain number.
+ */
+function oldestDueFirst<DB, TB extends keyof DB, O, DueAt extends StringReference<DB, TB>>(
+  query: SelectQueryBuilder<DB, TB, O>,
+  columns: { dueAt: DueAt; id: StringReference<DB, TB>; spam: StringReference<DB, TB> },
+  at: OperandValueExpressionOrList<DB, TB, DueAt>,
+  limit: number,
+): SelectQueryBuilder<DB, TB, O> {
+  return query.where(columns.dueAt, '<=', at).where(columns.spam, 'is', null).orderBy(columns.dueAt).orderBy(columns.id).limit(limit);
+}
+
 /** Submissions waiting to be planned, a batch at a time (at most ten batches a run). */
 async function planDeliveries(deps: OutboxDeps, names: readonly DeliveryChannelName[], batchSize: number): Promise<void> {
   const { kysely: db } = deps.db;
   const now = deps.now ?? Date.now;
   for (let batch = 0; batch < 10; batch += 1) {
-    const due = await db
-      .selectFrom('contact_submission')
-      .select('id')
-      .where('delivery_status', '=', 'pending')
-      .where('next_attempt_at', '<=', now())
-      .where('spam_reason', 'is', null)
-      .orderBy('next_attempt_at')
-      .orderBy('id')
-      .limit(batchSize)
-      .execute();
+    const due = await oldestDueFirst(
+      db.selectFrom('contact_submission').select('id').where('delivery_status', '=', 'pending'),
+      { dueAt: 'next_attempt_at', id: 'id', spam: 'spam_reason' },
+      now(),
+      batchSize,
+    ).execute();
     if (due.length === 0) return;
     const ids = due.map((row) => Number(row.id));
     const at = now();
@@ -135,18 +149,17 @@ async function planDeliveries(deps: OutboxDeps, names: readonly DeliveryChannelN
 /** Due deliveries of one channel, with what the channel sends. */
 function dueDeliveries(deps: OutboxDeps, channel: DeliveryChannelName, limit: number) {
   const now = deps.now ?? Date.now;
-  return deps.db.kysely
-    .selectFrom('contact_delivery as d')
-    .innerJoin('contact_submission as s', 's.id', 'd.submission_id')
-    .select(['d.id', 'd.attempts', 'd.next_attempt_at', 's.id as submission_id', 's.created_at', 's.name', 's.job_title', 's.work_email', 's.priority', 's.message'])
-    .where('d.state', '=', 'pending')
-    .where('d.channel', '=', channel)
-    .where('d.next_attempt_at', '<=', now())
-    .where('s.spam_reason', 'is', null)
-    .orderBy('d.next_attempt_at')
-    .orderBy('d.id')
-    .limit(limit)
-    .execute();
+  return oldestDueFirst(
+    deps.db.kysely
+      .selectFrom('contact_delivery as d')
+      .innerJoin('contact_submission as s', 's.id', 'd.submission_id')
+      .select(['d.id', 'd.attempts', 'd.next_attempt_at', 's.id as submission_id', 's.created_at', 's.name', 's.job_title', 's.work_email', 's.priority', 's.message'])
+      .where('d.state', '=', 'pending')
+      .where('d.channel', '=', channel),
+    { dueAt: 'd.next_attempt_at', id: 'd.id', spam: 's.spam_reason' },
+    now(),
+    limit,
+  ).execute();
 }
 
 async function runChannel(deps: OutboxDeps, channel: DeliveryChannel, options: DeliverOptions): Promise<DeliverResult> {

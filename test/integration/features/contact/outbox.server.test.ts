@@ -101,6 +101,28 @@ describe.each(ENGINES)('contact outbox on %s', (engine) => {
     expect(webhook.received).toHaveLength(0);
   });
 
+  // markSpam pauses a submission's deliveries in a second statement; a run between the two, or a
+  // spam_reason written any other way, must still find nothing of it to plan or send.
+  it('neither plans nor sends a submission marked spam while it was queued, whatever its due time says', async () => {
+    const deps = { db: db.handle, webhookUrl: webhook.url, allowPrivate: true, now: () => T0 + 10 };
+    const spam = (id: number) => db.handle.kysely.updateTable('contact_submission').set({ spam_reason: 'looks like an advert' }).where('id', '=', id).execute();
+    const unplanned = await queue();
+    await spam(unplanned.id);
+    const planned = await queue({ name: 'Planned first' });
+    const { id: plannedDelivery } = await db.handle.kysely
+      .insertInto('contact_delivery')
+      .values({ submission_id: planned.id, channel: 'webhook', state: 'pending', attempts: 0, next_attempt_at: T0, created_at: T0 })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await spam(planned.id);
+
+    expect(await deliverPending(deps)).toEqual({ delivered: 0, failed: 0, gaveUp: 0 });
+    expect(webhook.received).toHaveLength(0);
+    expect(await db.handle.kysely.selectFrom('contact_delivery').select(['id', 'state', 'attempts']).where('submission_id', 'in', [unplanned.id, planned.id]).execute()).toEqual([
+      { id: plannedDelivery, state: 'pending', attempts: 0 },
+    ]);
+  });
+
   it('retries a failing webhook on the documented schedule, jitter only lengthening it, until it takes the submission', async () => {
     const { id } = await queue();
     webhook.respond = (res, index) => {
