@@ -6,17 +6,19 @@
  * signs in with one). Accessibility only: the console is private, so performance and SEO
  * targets of the public pages do not apply.
  */
-import * as chromeLauncher from 'chrome-launcher';
-import lighthouse, { desktopConfig } from 'lighthouse';
+import lighthouse, { desktopConfig, type Flags } from 'lighthouse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb } from '../../src/db/create-db.ts';
 import { createKey } from '../../src/features/apikeys/index.ts';
 import { audit } from '../../src/features/console/audit.server.ts';
 import { addOperator } from '../../src/features/console/operators.server.ts';
 import { createSession, putFlash } from '../../src/features/console/sessions.server.ts';
-import { CHROMIUM_FLAGS, CHROMIUM_PATH, startSite, type Site } from '../helpers/browser.ts';
+import { startSite, type Site } from '../helpers/browser.ts';
+import { SharedChromium } from './browser/lighthouse-run.ts';
 
 let site: Site;
+/** One Chromium for the seven runs, each in a tab of its own (see SharedChromium). */
+const chromium = new SharedChromium();
 let cookie = '';
 let sessionToken = '';
 const SHOWN_ONCE = 'adk_ThisIsTheTokenShownOnceOnTheKeysPage000000';
@@ -67,24 +69,22 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await chromium.kill();
   await site?.stop();
 });
 
 async function accessibility(path: string, headers: Record<string, string>): Promise<{ score: number | null; failing: string[] }> {
-  const chrome = await chromeLauncher.launch({ chromePath: CHROMIUM_PATH, chromeFlags: ['--headless=new', ...CHROMIUM_FLAGS], logLevel: 'silent' });
-  try {
-    const run = await lighthouse(new URL(path, site.url).href, { port: chrome.port, logLevel: 'error', onlyCategories: ['accessibility'], extraHeaders: headers }, desktopConfig);
-    if (!run) throw new Error(`no Lighthouse result for ${path}`);
-    const { lhr } = run;
-    const failing = (lhr.categories['accessibility']?.auditRefs ?? [])
-      .map((ref) => lhr.audits[ref.id])
-      .filter((a) => a !== undefined && a.score !== null && a.score < 1 && a.scoreDisplayMode === 'binary')
-      .map((a) => `${a!.id}: ${a!.title}`);
-    const score = lhr.categories['accessibility']?.score;
-    return { score: typeof score === 'number' ? Math.round(score * 100) : null, failing };
-  } finally {
-    chrome.kill();
-  }
+  // No report is kept, so no full-page screenshot for one (it takes no part in any score).
+  const flags: Flags = { port: await chromium.port(), logLevel: 'error', onlyCategories: ['accessibility'], extraHeaders: headers, disableFullPageScreenshot: true };
+  const run = await lighthouse(new URL(path, site.url).href, flags, desktopConfig);
+  if (!run) throw new Error(`no Lighthouse result for ${path}`);
+  const { lhr } = run;
+  const failing = (lhr.categories['accessibility']?.auditRefs ?? [])
+    .map((ref) => lhr.audits[ref.id])
+    .filter((a) => a !== undefined && a.score !== null && a.score < 1 && a.scoreDisplayMode === 'binary')
+    .map((a) => `${a!.id}: ${a!.title}`);
+  const score = lhr.categories['accessibility']?.score;
+  return { score: typeof score === 'number' ? Math.round(score * 100) : null, failing };
 }
 
 describe('Lighthouse on the console', () => {

@@ -23,9 +23,14 @@
  * layout 1.5 s instead of 0.2 s). `--preset mobile` (moto g power, slow 4G: 150 ms RTT,
  * 1.6 Mbit/s, 4x CPU) reports the PageSpeed Insights view; on an idle machine it scores 96-100.
  *
- * A headless Chromium (Debian's, with the harness's offline flags and a fresh profile) is started
- * per run, as the Lighthouse CLI does. Each page is fetched once before it is scored, so the
- * server is measured warm; runs in doubt are repeated and the median kept (runLighthouse).
+ * One headless Chromium (Debian's, with the harness's offline flags and a fresh profile) serves
+ * every run of a runLighthouse call: Lighthouse connects to it by port and scores each page in a
+ * tab of its own, which it opens, clears the origin's storage and the browser's cache for, and
+ * closes, so a run sees what a fresh browser would. The Lighthouse CLI starts a Chromium per run;
+ * here that cost 6-7 launches per test file for nothing (bench/NOTES.md, "Suite time (browser
+ * files)"). A run that ends in a Lighthouse error gets a new Chromium for the next try. Each page
+ * is fetched once before it is scored, so the server is measured warm; runs in doubt are repeated
+ * and the median kept (runLighthouse).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -99,21 +104,39 @@ export interface RunOptions {
   log?: (line: string) => void;
 }
 
-/** One Lighthouse run of `url` in a Chromium of its own, as the Lighthouse CLI does it. */
-async function scoreOnce(url: string, preset: Preset): Promise<RunnerResult> {
-  const chrome = await chromeLauncher.launch({
-    chromePath: CHROMIUM_PATH,
-    chromeFlags: ['--headless=new', ...CHROMIUM_FLAGS],
-    logLevel: 'silent',
-  });
-  try {
-    const flags: Flags = { port: chrome.port, logLevel: 'error', output: 'html', onlyCategories: [...CATEGORIES] };
-    const run = await lighthouse(url, flags, preset === 'desktop' ? desktopConfig : undefined);
-    if (!run) throw new Error(`Lighthouse returned no result for ${url}`);
-    return run;
-  } finally {
-    chrome.kill();
+/** A headless Chromium for Lighthouse to connect to (kill() it when done). */
+export function launchChromium(): Promise<chromeLauncher.LaunchedChrome> {
+  return chromeLauncher.launch({ chromePath: CHROMIUM_PATH, chromeFlags: ['--headless=new', ...CHROMIUM_FLAGS], logLevel: 'silent' });
+}
+
+/**
+ * A Chromium shared by a series of Lighthouse runs, launched when the first run asks for its
+ * port; after kill(), the next port() launches a new one.
+ */
+export class SharedChromium {
+  #chrome: Promise<chromeLauncher.LaunchedChrome> | undefined;
+
+  async port(): Promise<number> {
+    this.#chrome ??= launchChromium();
+    return (await this.#chrome).port;
   }
+
+  async kill(): Promise<void> {
+    const chrome = this.#chrome;
+    this.#chrome = undefined;
+    // A launch that failed has nothing to kill (its error reached the run that awaited it).
+    (await chrome?.catch(() => undefined))?.kill();
+  }
+}
+
+/** One Lighthouse run of `url` in a new tab of `chromium`. */
+async function scoreOnce(url: string, preset: Preset, chromium: SharedChromium): Promise<RunnerResult> {
+  const flags: Flags = { port: await chromium.port(), logLevel: 'error', output: 'html', onlyCategories: [...CATEGORIES] };
+  const run = await lighthouse(url, flags, preset === 'desktop' ? desktopConfig : undefined);
+  if (!run) throw new Error(`Lighthouse returned no result for ${url}`);
+  // A Lighthouse error (NO_NAVSTART and the like) may be the browser's: retry in a new one.
+  if (run.lhr.runtimeError) await chromium.kill();
+  return run;
 }
 
 function scoresOf(lhr: Result): Record<Category, number | null> {
@@ -145,44 +168,49 @@ export const RUNS_WHEN_IN_DOUBT = 3;
  */
 export async function runLighthouse(options: RunOptions): Promise<ScoredPage[]> {
   const { baseUrl, preset = DEFAULT_PRESET, pages = lighthousePages(), reportsDir, log = (line) => process.stderr.write(`${line}\n`) } = options;
-  const results: ScoredPage[] = [];
-  for (const { name, path } of pages) {
-    const url = new URL(path, baseUrl).href;
-    // Steady state, not the first request after start: an on-demand page (/stats/) is rendered
-    // and sent uncompressed once, then served compressed from the edge's response cache, which
-    // any traffic keeps warm. The browser's own cache is still cleared by Lighthouse per run.
-    await (await fetch(url, { headers: { 'accept-encoding': 'br, gzip' } })).arrayBuffer();
-    const runs: RunnerResult[] = [];
-    const good = () => runs.filter((run) => !run.lhr.runtimeError);
-    const inDoubt = (run: RunnerResult) => run.lhr.runtimeError !== undefined || GATED.some((c) => (scoresOf(run.lhr)[c] ?? 0) < GATES[c]!);
-    do {
-      log(`lighthouse: ${name} ${url}${runs.length > 0 ? ` (run ${runs.length + 1} of ${RUNS_WHEN_IN_DOUBT})` : ''}`);
-      runs.push(await scoreOnce(url, preset));
-    } while (runs.length < RUNS_WHEN_IN_DOUBT && (good().length === 0 || inDoubt(runs[0]!)));
+  const chromium = new SharedChromium();
+  try {
+    const results: ScoredPage[] = [];
+    for (const { name, path } of pages) {
+      const url = new URL(path, baseUrl).href;
+      // Steady state, not the first request after start: an on-demand page (/stats/) is rendered
+      // and sent uncompressed once, then served compressed from the edge's response cache, which
+      // any traffic keeps warm. The browser's own cache is still cleared by Lighthouse per run.
+      await (await fetch(url, { headers: { 'accept-encoding': 'br, gzip' } })).arrayBuffer();
+      const runs: RunnerResult[] = [];
+      const good = () => runs.filter((run) => !run.lhr.runtimeError);
+      const inDoubt = (run: RunnerResult) => run.lhr.runtimeError !== undefined || GATED.some((c) => (scoresOf(run.lhr)[c] ?? 0) < GATES[c]!);
+      do {
+        log(`lighthouse: ${name} ${url}${runs.length > 0 ? ` (run ${runs.length + 1} of ${RUNS_WHEN_IN_DOUBT})` : ''}`);
+        runs.push(await scoreOnce(url, preset, chromium));
+      } while (runs.length < RUNS_WHEN_IN_DOUBT && (good().length === 0 || inDoubt(runs[0]!)));
 
-    const scored = good();
-    if (scored.length === 0) {
-      const { lhr } = runs.at(-1)!;
-      results.push({ name, path, runs: runs.length, scores: scoresOf(lhr), failing: failingAudits(lhr), runtimeError: `${lhr.runtimeError!.code}: ${lhr.runtimeError!.message}` });
-      continue;
+      const scored = good();
+      if (scored.length === 0) {
+        const { lhr } = runs.at(-1)!;
+        results.push({ name, path, runs: runs.length, scores: scoresOf(lhr), failing: failingAudits(lhr), runtimeError: `${lhr.runtimeError!.code}: ${lhr.runtimeError!.message}` });
+        continue;
+      }
+      const perRun = scored.map((run) => scoresOf(run.lhr));
+      const scores = Object.fromEntries(
+        CATEGORIES.map((c) => {
+          const values = perRun.map((s) => s[c]).filter((v): v is number => v !== null);
+          return [c, values.length > 0 ? median(values) : null];
+        }),
+      ) as Record<Category, number | null>;
+      const closest = scored.reduce((best, run) =>
+        Math.abs((scoresOf(run.lhr).performance ?? 0) - (scores.performance ?? 0)) < Math.abs((scoresOf(best.lhr).performance ?? 0) - (scores.performance ?? 0)) ? run : best,
+      );
+      results.push({ name, path, runs: runs.length, scores, failing: failingAudits(closest.lhr) });
+      if (reportsDir) {
+        mkdirSync(reportsDir, { recursive: true });
+        writeFileSync(join(reportsDir, `${name}.html`), String(closest.report));
+      }
     }
-    const perRun = scored.map((run) => scoresOf(run.lhr));
-    const scores = Object.fromEntries(
-      CATEGORIES.map((c) => {
-        const values = perRun.map((s) => s[c]).filter((v): v is number => v !== null);
-        return [c, values.length > 0 ? median(values) : null];
-      }),
-    ) as Record<Category, number | null>;
-    const closest = scored.reduce((best, run) =>
-      Math.abs((scoresOf(run.lhr).performance ?? 0) - (scores.performance ?? 0)) < Math.abs((scoresOf(best.lhr).performance ?? 0) - (scores.performance ?? 0)) ? run : best,
-    );
-    results.push({ name, path, runs: runs.length, scores, failing: failingAudits(closest.lhr) });
-    if (reportsDir) {
-      mkdirSync(reportsDir, { recursive: true });
-      writeFileSync(join(reportsDir, `${name}.html`), String(closest.report));
-    }
+    return results;
+  } finally {
+    await chromium.kill();
   }
-  return results;
 }
 
 /**
