@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run before `npm test`: the suite drives real programs from Debian's packages: PostgreSQL and
 # Redis (test/global-setup.ts starts private servers of both; none needs to be running), nginx
-# with its brotli_static module (fleet test), Chromium (page tests) and Prometheus with
+# with its brotli_static module (fleet test), Chromium (page tests, Lighthouse) and Prometheus with
 # promtool (metrics and alert-rule tests). Install whichever is
 # missing when we can (root with apt-get), otherwise say exactly what to install.
 set -euo pipefail
@@ -13,6 +13,8 @@ command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing+=(nginx-light)
 command -v openssl >/dev/null || missing+=(openssl)
 command -v systemd-analyze >/dev/null || missing+=(systemd)
 command -v chromium >/dev/null || [ -x /usr/bin/chromium ] || missing+=(chromium)
+# The page tests drive the headless shell (test/helpers/browser.ts); Lighthouse the full browser.
+[ -x /usr/bin/chromium-headless-shell ] || missing+=(chromium-headless-shell)
 # The private cluster needs the server binaries (initdb, postgres), not only the client.
 compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || missing+=(postgresql)
 command -v redis-server >/dev/null || missing+=(redis-server)

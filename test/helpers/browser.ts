@@ -9,9 +9,17 @@
  * refused connections flood the log), no sandbox (containers run it as root), no GPU.
  * `chromium.launch` gives every run a fresh temporary profile.
  *
+ * The page tests drive Debian's chromium-headless-shell, the same engine without the browser's
+ * window layer, which is what Playwright itself runs for `headless: true`. The full browser in its
+ * new headless mode spent about four times the CPU on the same page loads (renderer 5.3 s against
+ * 0.9 s over ten loads; security-headers.test.ts 27 s of CPU against 9 s), and the suite is
+ * CPU-bound (bench/NOTES.md, "Suite time (browser files)"). Lighthouse keeps the full browser
+ * (CHROMIUM_PATH) in the new headless mode its documentation runs: the shell saved it little
+ * (19 s of CPU against 22 s for the five pages of `npm run lighthouse`, same scores).
+ *
  * Set E2E_DIST_DIR to serve another Astro build than ./dist (e.g. one made with ASTRO_OUT_DIR).
  */
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type ConsoleMessage, type Page, type Request } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
@@ -19,7 +27,11 @@ import { createDb } from '../../src/db/create-db.ts';
 import { migrateToLatest } from '../../src/db/migrations/index.ts';
 import { startServer, tempSqliteUrl, type RunningServer } from './server.ts';
 
+/** The full browser, for Lighthouse (test/e2e/browser/lighthouse-run.ts). */
 export const CHROMIUM_PATH = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
+
+/** The headless shell the page tests drive (see the file comment). */
+export const HEADLESS_SHELL_PATH = process.env['CHROMIUM_HEADLESS_SHELL_PATH'] ?? '/usr/bin/chromium-headless-shell';
 
 /** Flags for a headless Chromium on a machine without internet (see the file comment). */
 export const CHROMIUM_FLAGS: readonly string[] = [
@@ -35,8 +47,11 @@ export const CHROMIUM_FLAGS: readonly string[] = [
 /** Where screenshots go; CI keeps test-results/ as an artifact (it is in .gitignore). */
 export const SCREENSHOT_DIR = resolve('test-results', 'screenshots');
 
-export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: [...CHROMIUM_FLAGS] });
+export async function launchBrowser(): Promise<Browser> {
+  if (!existsSync(HEADLESS_SHELL_PATH)) {
+    throw new Error(`the browser tests need ${HEADLESS_SHELL_PATH}: Debian package chromium-headless-shell (\`bash test/system-deps.sh\` installs it), or set CHROMIUM_HEADLESS_SHELL_PATH`);
+  }
+  return chromium.launch({ executablePath: HEADLESS_SHELL_PATH, headless: true, args: [...CHROMIUM_FLAGS] });
 }
 
 // --- The server and its data ------------------------------------------------------------------
