@@ -3,11 +3,17 @@
  * by `api-keys create` spends its own quotas (reported in the spec's headers), a bad or revoked
  * key gets 401 in the data format, a 304 does not spend the daily quota, and the same through
  * the run's Redis.
+ *
+ * The four tests of an engine share one server and database (a server start is about 1 s of CPU,
+ * nearly all module loading): each makes keys of its own and sends its anonymous requests from a
+ * loopback address of its own (127.0.0.0/8; the server keys anonymous clients by the socket's
+ * address), so no test sees another's windows.
  */
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { request } from 'node:http';
 import { promisify } from 'node:util';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTempDatabase } from '../../helpers/postgres.ts';
 import { testRedisUrl } from '../../helpers/redis.ts';
 import { startServer, tempSqliteUrl, testEnv, type RunningServer } from '../../helpers/server.ts';
@@ -49,35 +55,67 @@ async function createKey(url: string, ...flags: string[]): Promise<{ token: stri
   return { token, id: line!.split('  ')[0]! };
 }
 
-function get(server: RunningServer, token?: string, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(`${server.url}${RANGE}`, { headers: { ...headers, ...(token === undefined ? {} : { authorization: `Bearer ${token}` }) } });
+function get(server: RunningServer, token?: string, headers: Record<string, string> = {}, from?: string): Promise<Response> {
+  const all = { ...headers, ...(token === undefined ? {} : { authorization: `Bearer ${token}` }) };
+  return from === undefined ? fetch(`${server.url}${RANGE}`, { headers: all }) : getFrom(from, server, all);
 }
+
+/** GET RANGE over a connection from `from` (any 127.0.0.0/8 address), answered as a fetch Response. */
+function getFrom(from: string, server: RunningServer, headers: Record<string, string>): Promise<Response> {
+  const { port } = new URL(server.url);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path: RANGE, headers, localAddress: from }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => {
+        const status = res.statusCode ?? 0;
+        const fields = Object.entries(res.headers).flatMap(([name, value]) => (value === undefined ? [] : [[name, String(value)] as [string, string]]));
+        // A 304 has no body (RFC 9110 section 15.4.5), and Response refuses one for it.
+        resolve(new Response(status === 304 ? null : Buffer.concat(chunks), { status, headers: fields }));
+      });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** A loopback address no other test of this file sends from: a client of its own to the server. */
+let peers = 1;
+const newPeer = () => `127.0.0.${++peers}`;
 
 function figures(res: Response): { status: number; minute: string | null; day: string | null } {
   return { status: res.status, minute: res.headers.get('x-ratelimit-remaining'), day: res.headers.get('x-daily-quota-remaining') };
 }
 
 describe.each(ENGINES)('API keys on %s', (engine) => {
-  it('spends the key\'s own windows, reported in the headers, and leaves the anonymous ones alone', async () => {
-    const url = await databaseUrl(engine);
-    const { token } = await createKey(url, '--minute', '3', '--day', '1000');
-    const server = await boot({ DATABASE_URL: url, RATE_LIMIT_DATA_MINUTE: '5', RATE_LIMIT_DATA_DAY: '100' });
+  let url = '';
+  let server: RunningServer;
+  beforeAll(async () => {
+    url = await databaseUrl(engine);
+    // What each test needs of the server: anonymous windows of 5 a minute and 100 a day (the
+    // first two tests), key lookups cached for 1 s (the third); the others send keyed requests
+    // alone, which these settings do not touch.
+    server = await boot({ DATABASE_URL: url, RATE_LIMIT_DATA_MINUTE: '5', RATE_LIMIT_DATA_DAY: '100', API_KEY_CACHE_SECONDS: '1' });
+  });
 
-    expect(figures(await get(server))).toEqual({ status: 200, minute: '4', day: '99' });
-    expect(figures(await get(server, token))).toEqual({ status: 200, minute: '2', day: '999' });
-    expect(figures(await get(server, token))).toEqual({ status: 200, minute: '1', day: '998' });
-    expect(figures(await get(server, token))).toEqual({ status: 200, minute: '0', day: '997' });
-    const refused = await get(server, token);
+  it('spends the key\'s own windows, reported in the headers, and leaves the anonymous ones alone', async () => {
+    const from = newPeer();
+    const { token } = await createKey(url, '--minute', '3', '--day', '1000');
+
+    expect(figures(await get(server, undefined, {}, from))).toEqual({ status: 200, minute: '4', day: '99' });
+    expect(figures(await get(server, token, {}, from))).toEqual({ status: 200, minute: '2', day: '999' });
+    expect(figures(await get(server, token, {}, from))).toEqual({ status: 200, minute: '1', day: '998' });
+    expect(figures(await get(server, token, {}, from))).toEqual({ status: 200, minute: '0', day: '997' });
+    const refused = await get(server, token, {}, from);
     expect(figures(refused)).toEqual({ status: 429, minute: '0', day: '997' });
     expect(await refused.json()).toMatchObject({ code: 'SVC1010' });
     // The client's address was charged once, by its anonymous request.
-    expect(figures(await get(server))).toEqual({ status: 200, minute: '3', day: '98' });
+    expect(figures(await get(server, undefined, {}, from))).toEqual({ status: 200, minute: '3', day: '98' });
   });
 
   it('answers 401 with the Bearer challenge for an unknown or malformed key, charged as anonymous', async () => {
-    const url = await databaseUrl(engine);
-    const server = await boot({ DATABASE_URL: url, RATE_LIMIT_DATA_DAY: '100' });
-    const unknown = await get(server, `adk_${randomBytes(32).toString('base64url')}`);
+    const from = newPeer();
+    const unknown = await get(server, `adk_${randomBytes(32).toString('base64url')}`, {}, from);
     expect(unknown.status).toBe(401);
     expect(unknown.headers.get('www-authenticate')).toBe('Bearer realm="data", error="invalid_token"');
     expect(unknown.headers.get('content-type')).toBe('application/json; charset=utf-8');
@@ -85,45 +123,43 @@ describe.each(ENGINES)('API keys on %s', (engine) => {
     const body = (await unknown.json()) as { code: string; message: string };
     expect(body).toEqual({ code: 'unauthorized', message: expect.stringMatching(/^The API key is not valid: it is unknown or has been revoked/) });
 
-    const basic = await get(server, undefined, { authorization: 'Basic dXNlcjpwYXNz' });
+    const basic = await get(server, undefined, { authorization: 'Basic dXNlcjpwYXNz' }, from);
     expect(basic.status).toBe(401);
     expect(basic.headers.get('www-authenticate')).toContain('error="invalid_token"');
     expect(((await basic.json()) as { code: string }).code).toBe('unauthorized');
   });
 
   it('stops a revoked key within API_KEY_CACHE_SECONDS', async () => {
-    const url = await databaseUrl(engine);
+    const from = newPeer();
     const { token, id } = await createKey(url);
-    const server = await boot({ DATABASE_URL: url, API_KEY_CACHE_SECONDS: '1' });
-    expect((await get(server, token)).status).toBe(200);
+    expect((await get(server, token, {}, from)).status).toBe(200);
     expect(await apiKeys(url, 'revoke', id)).toBe(`key ${id} revoked\n`);
     // Within the TTL (1 s here) the cached answer may still admit it; after it, never again.
     let status = 200;
     for (let attempt = 0; attempt < 40 && status !== 401; attempt++) {
       await new Promise((r) => setTimeout(r, 250));
-      status = (await get(server, token)).status;
+      status = (await get(server, token, {}, from)).status;
     }
     expect(status).toBe(401);
-    expect((await get(server, token)).status).toBe(401);
+    expect((await get(server, token, {}, from)).status).toBe(401);
   });
 
   it('does not spend the daily quota on a 304 Not Modified, and says so in its headers', async () => {
-    const url = await databaseUrl(engine);
+    const from = newPeer();
     // 10 a minute: a token comes back every 6 s, far longer than this test's requests take.
     const { token } = await createKey(url, '--minute', '10', '--day', '3');
-    const server = await boot({ DATABASE_URL: url });
-    const first = await get(server, token);
+    const first = await get(server, token, {}, from);
     expect(figures(first)).toEqual({ status: 200, minute: '9', day: '2' });
     const etag = first.headers.get('etag')!;
     for (let i = 0; i < 5; i++) {
-      const notModified = await get(server, token, { 'if-none-match': etag });
+      const notModified = await get(server, token, { 'if-none-match': etag }, from);
       // The minute window is still charged; the day is not.
       expect(figures(notModified)).toEqual({ status: 304, minute: String(8 - i), day: '2' });
     }
-    expect(figures(await get(server, token))).toEqual({ status: 200, minute: '3', day: '1' });
-    expect(figures(await get(server, token))).toEqual({ status: 200, minute: '2', day: '0' });
+    expect(figures(await get(server, token, {}, from))).toEqual({ status: 200, minute: '3', day: '1' });
+    expect(figures(await get(server, token, {}, from))).toEqual({ status: 200, minute: '2', day: '0' });
     // The day is spent: even a request that would have been a 304 is refused (it is charged first).
-    expect((await get(server, token, { 'if-none-match': etag })).status).toBe(429);
+    expect((await get(server, token, { 'if-none-match': etag }, from)).status).toBe(429);
   });
 });
 
