@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { COMPILE_CACHE_ENV } from './compile-cache.ts';
 
 export interface RunningServer {
   url: string;
@@ -24,12 +25,14 @@ export function tempSqliteUrl(): string {
 
 /**
  * The environment of a test server: a free port on loopback, a fresh SQLite file, no jobs, and
- * nothing of the caller's environment but PATH and HOME; `undefined` removes a variable.
+ * nothing of the caller's environment but PATH and HOME (and the compile cache of
+ * test/helpers/compile-cache.ts, which only saves CPU); `undefined` removes a variable.
  */
 export function testEnv(env: Record<string, string | undefined> = {}): Record<string, string> {
   const merged: Record<string, string | undefined> = {
     PATH: process.env['PATH'] ?? '',
     HOME: process.env['HOME'] ?? '/tmp',
+    ...COMPILE_CACHE_ENV,
     PORT: '0',
     HOST: '127.0.0.1',
     DATABASE_URL: tempSqliteUrl(),

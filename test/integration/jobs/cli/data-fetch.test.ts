@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { dayOfInstant, formatDay } from '../../../../src/lib/calendar.ts';
+import { COMPILE_CACHE_ENV } from '../../../helpers/compile-cache.ts';
 import { freePort } from '../../../helpers/processes.ts';
 import { useStatsServers } from '../../../helpers/stats-server.ts';
 
@@ -33,7 +34,7 @@ interface Run {
 function dataFetch(args: string[], env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
     const { DATA_API_TOKEN: _ignored, ...inherited } = process.env;
-    const child = spawn(process.execPath, ['jobs/cli/data-fetch.ts', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...inherited, ...env } });
+    const child = spawn(process.execPath, ['jobs/cli/data-fetch.ts', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...inherited, ...COMPILE_CACHE_ENV, ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -151,6 +152,7 @@ describe('data:fetch', () => {
     const server = await boot({ RATE_LIMIT_DATA_MINUTE: '1' });
     const child = spawn(process.execPath, ['jobs/cli/data-fetch.ts', '--from', RANGE.from, '--to', RANGE.to, '--base-url', server.url, '--concurrency', '1'], {
       stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...COMPILE_CACHE_ENV },
     });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { COMPILE_CACHE_ENV } from '../../../helpers/compile-cache.ts';
 import { tempSqliteUrl } from '../../../helpers/server.ts';
 
 const execFileAsync = promisify(execFile);
@@ -21,7 +22,7 @@ interface Run {
 
 async function command(script: string, args: string[], env: Record<string, string> = {}): Promise<Run> {
   try {
-    const { stdout, stderr } = await execFileAsync(process.execPath, [script, ...args], { env: { PATH: process.env['PATH'] ?? '', ...env } });
+    const { stdout, stderr } = await execFileAsync(process.execPath, [script, ...args], { env: { PATH: process.env['PATH'] ?? '', ...COMPILE_CACHE_ENV, ...env } });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };
