@@ -17,7 +17,7 @@ import { ConfigError, DEFAULT_DATABASE_URL, loadConfig, type Config } from '../.
 import { prepareDatabaseLocation } from '../../src/app/database-location.ts';
 import { databaseFailure, EX_CONFIG, EX_USAGE } from '../../src/app/exit-codes.ts';
 import type { DbHandle } from '../../src/db/create-db.ts';
-import { openMigratedDb, type OpenOptions } from '../../src/db/open-migrated-db.ts';
+import type { OpenOptions } from '../../src/db/open-migrated-db.ts';
 import { unsupportedNodeLine } from '../../src/lib/node-version.ts';
 
 /** The variables a command reads; every other one belongs to the server and is not looked at. */
@@ -144,7 +144,9 @@ export async function runCli<O extends ParseArgsOptionsConfig>(
         // The same location check as the server's: a missing or unwritable SQLite directory is a
         // configuration error (78), never created on the fly (a path under /proc would spin).
         prepareDatabaseLocation(loadOnce().DATABASE_URL);
-        return openMigratedDb(loadOnce(), options);
+        // Imported here, not at the top: kysely's 257 modules cost about 0.1 s of CPU on every
+        // start, and a command that never opens the database (data:fetch, --help) needs none.
+        return import('../../src/db/open-migrated-db.ts').then(({ openMigratedDb }) => openMigratedDb(loadOnce(), options));
       })),
   };
   try {

@@ -4,7 +4,7 @@
  * through ipaddr.js; URLs that carry credentials or would send a key in clear are refused.
  */
 import { z } from 'zod';
-import { engineOf, sqlitePath } from '../db/create-db.ts';
+import { engineOf, sqlitePath } from '../db/database-url.ts';
 import { MAX_CHAIN, parseProxyRange, type TrustProxy } from '../features/ratelimit/client-key.ts';
 import { isLoopbackHost } from '../lib/outbound-guard.ts';
 import { redactUrl } from '../lib/redact-url.ts';

@@ -4,7 +4,7 @@
  */
 import { accessSync, closeSync, constants, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { engineOf, sqlitePath } from '../db/create-db.ts';
+import { engineOf, sqlitePath } from '../db/database-url.ts';
 import { ConfigError, type Config } from './config.ts';
 import { DEFAULT_DATABASE_URL } from './config-values.ts';
 

@@ -6,7 +6,7 @@
  * passing contention (75).
  */
 import { isSqliteBusy } from '../db/storage-errors.ts';
-import { DatabaseOpenError } from '../db/open-migrated-db.ts';
+import { DatabaseOpenError } from '../db/database-open-error.ts';
 import { redactUrl } from '../lib/redact-url.ts';
 
 export const EX_USAGE = 64;

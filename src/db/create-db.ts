@@ -3,16 +3,16 @@
  * DATABASE_URL. Nothing connects at import time; `createDb` opens lazily on first query and the
  * returned handle's `close()` releases everything.
  */
-import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { CompiledQuery, sql, type Kysely, type KyselyConfig, type LogEvent } from 'kysely';
 import { within, type Deadline } from './deadline.ts';
+import { engineOf, sqlitePath, type Engine } from './database-url.ts';
 import { postgresKysely } from './postgres-engine.ts';
 import type { Database } from './schema.ts';
 import { sqliteKysely } from './sqlite-engine.ts';
 import { WriteHealth } from './write-health.ts';
 
-export type Engine = 'sqlite' | 'postgres';
+// Read apart from kysely (database-url.ts), and offered here too, beside the factory that uses them.
+export { engineOf, sqlitePath, type Engine };
 
 export interface DbHandle {
   kysely: Kysely<Database>;
@@ -75,19 +75,6 @@ function errorLog(options: DbOptions): KyselyConfig['log'] {
  * must answer (502 rather than a hang, docs/interface.md section 3).
  */
 export const SQLITE_LOCK_WAIT_MS = 3_750;
-
-export function engineOf(url: string): Engine {
-  return /^postgres(ql)?:\/\//i.test(url) ? 'postgres' : 'sqlite';
-}
-
-/** `file:` URL or plain path to an absolute path; `:memory:` stays as it is. */
-export function sqlitePath(url: string): string {
-  if (url === ':memory:') return url;
-  if (url.startsWith('file:')) {
-    return url.startsWith('file://') ? fileURLToPath(url) : resolve(url.slice('file:'.length).split('?')[0]!);
-  }
-  return resolve(url);
-}
 
 export function createDb(url: string, options: DbOptions = {}): DbHandle {
   const engine = engineOf(url);

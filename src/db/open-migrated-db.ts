@@ -6,7 +6,10 @@
  */
 import type { MigrationResult } from 'kysely/migration';
 import { createDb, type DbHandle, type DbOptions } from './create-db.ts';
+import { DatabaseOpenError } from './database-open-error.ts';
 import { migrateToLatest } from './migrations/index.ts';
+
+export { DatabaseOpenError };
 
 /** The part of the validated configuration (src/app/config.ts) the database needs. */
 export interface DbConfig {
@@ -17,26 +20,6 @@ export interface DbConfig {
 export interface OpenOptions extends Omit<DbOptions, 'sqliteSynchronous'> {
   /** Called for each migration kysely reports (applied now, or not run because an earlier one failed). */
   onMigration?: (result: MigrationResult) => void;
-}
-
-/** The database could not be opened or migrated; `cause` holds the driver's error. */
-export class DatabaseOpenError extends Error {
-  override name = 'DatabaseOpenError';
-  readonly target: string;
-  constructor(target: string, cause: unknown) {
-    super(`opening and migrating ${target} failed: ${reason(cause)}`, { cause });
-    this.target = target;
-  }
-}
-
-/**
- * A driver error as one line. pg's connect failure on a host with several addresses is an
- * AggregateError with an empty message; its parts carry the reasons.
- */
-function reason(error: unknown): string {
-  if (error instanceof AggregateError && error.message === '') return [...new Set(error.errors.map(reason))].join('; ');
-  if (error instanceof Error) return error.message || (error as NodeJS.ErrnoException).code || error.name;
-  return String(error);
 }
 
 export async function openMigratedDb(config: DbConfig, options: OpenOptions = {}): Promise<DbHandle> {
