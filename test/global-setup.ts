@@ -18,6 +18,7 @@ import { existsSync } from 'node:fs';
 import type { TestProject } from 'vitest/node';
 import { startPostgresCluster, sweepStaleClusters, type PostgresCluster } from './helpers/postgres-cluster.ts';
 import { startRedis, type RedisServer } from './helpers/redis.ts';
+import { COMPILE_CACHE_ENV } from './helpers/compile-cache.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -44,6 +45,10 @@ async function timed<T>(start: () => Promise<T>): Promise<{ value: T; ms: number
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // Every Node.js process a test starts with this process's environment keeps its compiled code
+  // for the next start (test/helpers/compile-cache.ts says why and why it is safe); the test
+  // workers, started after this setup, inherit it too.
+  for (const [name, value] of Object.entries(COMPILE_CACHE_ENV)) process.env[name] ??= value;
   sweepStaleClusters();
   const pgUrl = process.env['TEST_PG_URL'];
   const redisUrl = process.env['TEST_REDIS_URL'];
