@@ -8,7 +8,7 @@
  */
 import { existsSync } from 'node:fs';
 import { copySqliteTo, TargetNotEmpty } from '../../src/db/copy.ts';
-import { engineOf, sqlitePath } from '../../src/db/create-db.ts';
+import { engineOf, sqlitePath } from '../../src/db/database-url.ts';
 import { openMigratedDb } from '../../src/db/open-migrated-db.ts';
 import { CommandFailed, runCli, UsageError } from './run-cli.ts';
 

@@ -27,7 +27,7 @@ import { AssistantIndex } from '../features/chat/assistant-index.ts';
 import { chatEndpoint } from '../features/chat/chat.endpoint.ts';
 import { originSettingsOf } from '../lib/cors-decision.ts';
 import { PATHS } from '../lib/paths.ts';
-import { engineOf } from '../db/create-db.ts';
+import { engineOf } from '../db/database-url.ts';
 import { NO_METER, type Meter } from '../lib/meter.ts';
 import { createMetrics } from '../features/metrics/registry.server.ts';
 import { metricsExposition, registerCollectors } from './metrics.ts';

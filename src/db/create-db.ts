@@ -11,8 +11,6 @@ import type { Database } from './schema.ts';
 import { sqliteKysely } from './sqlite-engine.ts';
 import { WriteHealth } from './write-health.ts';
 
-// Read apart from kysely (database-url.ts), and offered here too, beside the factory that uses them.
-export { engineOf, sqlitePath, type Engine };
 
 export interface DbHandle {
   kysely: Kysely<Database>;

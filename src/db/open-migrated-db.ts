@@ -9,8 +9,6 @@ import { createDb, type DbHandle, type DbOptions } from './create-db.ts';
 import { DatabaseOpenError } from './database-open-error.ts';
 import { migrateToLatest } from './migrations/index.ts';
 
-export { DatabaseOpenError };
-
 /** The part of the validated configuration (src/app/config.ts) the database needs. */
 export interface DbConfig {
   DATABASE_URL: string;

@@ -6,7 +6,7 @@
  */
 import { rm, stat, rename } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { engineOf, sqlitePath, type Engine } from '../../db/create-db.ts';
+import { engineOf, sqlitePath, type Engine } from '../../db/database-url.ts';
 import { migrationNames } from '../../db/migrations/index.ts';
 import { fileDigest, readManifest, syncPath, writeManifest, type Manifest } from './manifest.ts';
 import { dumpPostgres, inspectDump } from './postgres-backup.server.ts';

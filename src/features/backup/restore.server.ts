@@ -11,7 +11,8 @@
 import { copyFile, rename, rm, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { sql } from 'kysely';
-import { createDb, engineOf, sqlitePath } from '../../db/create-db.ts';
+import { createDb } from '../../db/create-db.ts';
+import { engineOf, sqlitePath } from '../../db/database-url.ts';
 import { migrateToLatest } from '../../db/migrations/index.ts';
 import { readLedger, replayErasures, type ReplayResult } from '../contact/erasure-ledger.server.ts';
 import { BackupError, verifyBackup, type Verified } from './backup.server.ts';

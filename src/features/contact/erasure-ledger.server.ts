@@ -20,7 +20,7 @@ import { open, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import type { DbHandle } from '../../db/create-db.ts';
-import { engineOf, sqlitePath } from '../../db/create-db.ts';
+import { engineOf, sqlitePath } from '../../db/database-url.ts';
 
 /** Where the ledger lives when ERASURE_LEDGER is unset on PostgreSQL (see docs/operators.md). */
 export const DEFAULT_POSTGRES_LEDGER = './data/erasure-ledger.ndjson';

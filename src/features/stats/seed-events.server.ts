@@ -3,7 +3,8 @@
  * the seeder (jobs/cli/seed.ts) decides when, and materializes the days afterwards.
  */
 import { sql } from 'kysely';
-import { sqlitePath, type DbHandle } from '../../db/create-db.ts';
+import { type DbHandle } from '../../db/create-db.ts';
+import { sqlitePath } from '../../db/database-url.ts';
 import type { NewEvent } from '../../db/schema.ts';
 import { eventsForDay, mulberry32, type SeedPlan } from './seed-events.ts';
 import { insertEvents } from './stats.server.ts';

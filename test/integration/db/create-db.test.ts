@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDb, engineOf, sqlitePath, type DbHandle } from '../../../src/db/create-db.ts';
+import { createDb, type DbHandle } from '../../../src/db/create-db.ts';
+import { engineOf, sqlitePath } from '../../../src/db/database-url.ts';
 import { migrateToLatest } from '../../../src/db/migrations/index.ts';
 import { createTempDatabase, type TempDatabase } from '../../helpers/postgres.ts';
 import { tempSqliteUrl } from '../../helpers/server.ts';

@@ -8,7 +8,8 @@ import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { CommandFailed, runCli, UsageError, type Cli, type CliIo } from '../../../../jobs/cli/run-cli.ts';
 import type { DbHandle } from '../../../../src/db/create-db.ts';
-import { DatabaseOpenError, openMigratedDb } from '../../../../src/db/open-migrated-db.ts';
+import { openMigratedDb } from '../../../../src/db/open-migrated-db.ts';
+import { DatabaseOpenError } from '../../../../src/db/database-open-error.ts';
 import { useTempDatabase } from '../../../helpers/postgres.ts';
 import { tempSqliteUrl } from '../../../helpers/server.ts';
 
