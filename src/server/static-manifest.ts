@@ -6,8 +6,8 @@
  *
  * One JSON document a line (NDJSON): a header, then a line for each file. Start-up reads it a
  * line at a time, so only each entry's final form lives long; the earlier single JSON document
- * held its whole text, its parsed tree and a checked copy at once, about 25 MB of heap at 10,000
- * files (5,000 articles) for a moment, against about 10 MB now (bench/NOTES.md, 2026-11-28):
+ * held its whole text, its parsed tree and a checked copy at once, about 25 MB of RSS at 10,000
+ * files (5,000 articles) for a moment, against about 12 MB now (bench/NOTES.md, 2026-11-28):
  * that moment was the process's peak RSS.
  */
 import { open } from 'node:fs/promises';
@@ -92,7 +92,7 @@ export class StaticManifestError extends Error {
   }
 }
 
-/** The manifest's text: a header line, then a line for each file, earliest edition's files last. */
+/** The manifest's text: the header line, a line for each of the build's files, then each edition's files, earliest first. */
 export function formatStaticManifest(manifest: StaticManifest): string {
   const lines = [JSON.stringify({ version: manifest.version } satisfies z.input<typeof StaticManifestHeader>)];
   const add = (files: Record<string, StaticEntry>, edition?: number) => {
@@ -108,12 +108,12 @@ class ManifestReader<F> {
   #line = 0;
   #manifest: StaticManifestOf<F> | undefined;
   readonly #editions = new Map<number, Record<string, F>>();
-  readonly where: string;
-  readonly read: EntryReader<F>;
+  readonly #where: string;
+  readonly #read: EntryReader<F>;
 
   constructor(where: string, read: EntryReader<F>) {
-    this.where = where;
-    this.read = read;
+    this.#where = where;
+    this.#read = read;
   }
 
   take(text: string): void {
@@ -123,7 +123,7 @@ class ManifestReader<F> {
     try {
       json = JSON.parse(text);
     } catch (error) {
-      throw new StaticManifestError(`the static manifest ${this.where} is not JSON at line ${this.#line} (${(error as Error).message}): run \`npm run build\``, 'malformed');
+      throw new StaticManifestError(`the static manifest ${this.#where} is not JSON at line ${this.#line} (${(error as Error).message}): run \`npm run build\``, 'malformed');
     }
     if (this.#manifest === undefined) {
       this.#manifest = { version: this.#check(StaticManifestHeader, json).version, files: {} };
@@ -135,11 +135,11 @@ class ManifestReader<F> {
       files = this.#editions.get(edition) ?? {};
       this.#editions.set(edition, files);
     }
-    files[path] = this.read(entry, edition);
+    files[path] = this.#read(entry, edition);
   }
 
   done(): StaticManifestOf<F> {
-    if (this.#manifest === undefined) throw new StaticManifestError(`the static manifest ${this.where} is empty: run \`npm run build\``, 'malformed');
+    if (this.#manifest === undefined) throw new StaticManifestError(`the static manifest ${this.#where} is empty: run \`npm run build\``, 'malformed');
     if (this.#editions.size === 0) return this.#manifest;
     const editions = [...this.#editions].sort(([a], [b]) => a - b).map(([at, files]) => ({ at, files }));
     return { ...this.#manifest, editions };
@@ -151,25 +151,23 @@ class ManifestReader<F> {
     if (result.success) return result.data;
     const issue = result.error.issues[0]!;
     const field = issue.path.length > 0 ? ` (${issue.path.map(String).join('.')})` : '';
-    throw new StaticManifestError(`the static manifest ${this.where} is malformed at line ${this.#line}${field}: ${issue.message}: run \`npm run build\``, 'malformed');
+    throw new StaticManifestError(`the static manifest ${this.#where} is malformed at line ${this.#line}${field}: ${issue.message}: run \`npm run build\``, 'malformed');
   }
 }
 
 const asChecked: EntryReader<StaticEntry> = (entry) => entry;
 
-/**
- * Parse a manifest's whole text, refusing anything the schemas do not describe (the first
- * problem, with its line). `read` turns each entry into what the caller keeps (default: the entry).
- */
-export function parseStaticManifest(text: string, where: string): StaticManifest;
-export function parseStaticManifest<F>(text: string, where: string, read: EntryReader<F>): StaticManifestOf<F>;
-export function parseStaticManifest<F>(text: string, where: string, read?: EntryReader<F>): StaticManifestOf<F | StaticEntry> {
-  const reader = new ManifestReader<F | StaticEntry>(where, read ?? asChecked);
+/** Parse a manifest's whole text, refusing anything the schemas do not describe (the first problem, with its line). */
+export function parseStaticManifest(text: string, where: string): StaticManifest {
+  const reader = new ManifestReader(where, asChecked);
   for (const line of text.split('\n')) reader.take(line);
   return reader.done();
 }
 
-/** Read and check the manifest at `path` a line at a time; `read` as parseStaticManifest's. */
+/**
+ * Read and check the manifest at `path` a line at a time; `read` turns each entry into what the
+ * caller keeps as soon as it is checked (default: the entry).
+ */
 export async function readStaticManifest(path: string): Promise<StaticManifest>;
 export async function readStaticManifest<F>(path: string, read: EntryReader<F>): Promise<StaticManifestOf<F>>;
 export async function readStaticManifest<F>(path: string, read?: EntryReader<F>): Promise<StaticManifestOf<F | StaticEntry>> {
