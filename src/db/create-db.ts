@@ -6,13 +6,13 @@
 import { CompiledQuery, sql, type Kysely, type KyselyConfig, type LogEvent } from 'kysely';
 import { within, type Deadline } from './deadline.ts';
 import { engineOf, sqlitePath, type Engine } from './database-url.ts';
-// Shipped migrations import the Engine type from here, and a shipped migration is never edited.
-export type { Engine };
 import { postgresKysely } from './postgres-engine.ts';
 import type { Database } from './schema.ts';
 import { sqliteKysely } from './sqlite-engine.ts';
 import { WriteHealth } from './write-health.ts';
 
+// Shipped migrations import the Engine type from here, and a shipped migration is never edited.
+export type { Engine };
 
 export interface DbHandle {
   kysely: Kysely<Database>;

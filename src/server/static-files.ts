@@ -106,12 +106,13 @@ export class StaticFiles {
    * (Astro's directory build format); `/404.html` is kept for the not-found page.
    */
   static async load(distDir: string, options: StaticFilesOptions): Promise<StaticFiles> {
-    // JSON.parse gives every entry its own copy of "text/html; charset=utf-8" and the like: share one.
+    // JSON.parse gives every entry its own copy of "text/html; charset=utf-8" and the like, and an
+    // edition's files would each hold their own copy of its folder's path: share one of each.
     const shared = new Map<string, string>();
     const intern = (text: string): string => shared.get(text) ?? (shared.set(text, text), text);
     // Each entry becomes a StaticFile as soon as its line is checked (static-manifest.ts says why).
     const manifest = await readStaticManifest(join(distDir, STATIC_MANIFEST_PATH), (entry, at) =>
-      staticFileOf(entry, intern, at === undefined ? undefined : join(distDir, EDITIONS_DIR, String(at))),
+      staticFileOf(entry, intern, at === undefined ? undefined : intern(join(distDir, EDITIONS_DIR, String(at)))),
     );
     const editions = (manifest.editions ?? []).map(({ at, files }) => ({ at, files: byUrlPath(files) }));
     return new StaticFiles(join(distDir, 'client'), byUrlPath(manifest.files), options, editions);
