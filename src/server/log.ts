@@ -62,24 +62,63 @@ const LOG_MAX_WRITE_BYTES = 2 * LOG_WRITE_BYTES;
 export const LOG_FLUSH_INTERVAL_MS = 1_000;
 
 /**
- * sonic-boom in buffer mode, each line encoded once as it is handed over. In its default (utf8)
- * mode it appends a line to the last waiting string and measures that string's UTF-8 length on
- * every write, so V8 flattened the growing concatenation once per line: a copy of up to 16 KiB
- * of waiting lines for each line, 9 % of all allocation in a flood of contact submissions
- * (bench/NOTES.md, "Memory round"). In buffer mode it keeps the Buffers in a list and adds up
- * their lengths. `flush` is pino's `log.flush()`.
+ * Each line encoded at once into one block of memory of our own, reused; a full block
+ * (LOG_WRITE_BYTES), or what a flush finds, goes to sonic-boom (utf8 mode) as one flat string,
+ * which node's `fs.write` encodes into memory freed when the write completes. A line's string is
+ * garbage at once; what waits for stdout is one string per block, in V8's heap, where it counts
+ * towards the next full collection.
+ *
+ * No Buffer is handed over: Buffers waiting for a write outlive young-generation collections in a
+ * flood, and a promoted Buffer's memory (outside the heap) comes back only at a full collection,
+ * which V8 starts for outside memory only past 64 MB. As a Buffer per line (`Buffer.from`, a slice
+ * of node's 64 KiB pool slab, holding the slab) they grew a flood of contact submissions by up to
+ * 60 MB; as a Buffer per block, a loop of log lines by 70 MB (bench/NOTES.md, "Memory round 5").
+ * Nor a string per line: sonic-boom's utf8 mode measures the waiting string's UTF-8 length on
+ * each write, flattening the growing concatenation once per line.
  */
-function encodeOnce(boom: ReturnType<typeof pino.destination>): pino.DestinationStream & { flush(cb?: (err?: Error) => unknown): void } {
-  // Typed for strings; in buffer mode it takes Buffers (sonic-boom's writeBuffer).
-  const writeBytes = boom.write.bind(boom) as unknown as (bytes: Uint8Array) => boolean;
-  return { write: (line: string) => void writeBytes(Buffer.from(line)), flush: (cb) => boom.flush(cb) };
+function encodeInBlocks(boom: ReturnType<typeof pino.destination>): pino.DestinationStream & { flush(cb?: (err?: Error) => unknown): void } {
+  const block = Buffer.allocUnsafeSlow(LOG_MAX_WRITE_BYTES);
+  let used = 0;
+  const handOver = () => {
+    if (used === 0) return;
+    const text = block.toString('utf8', 0, used);
+    used = 0;
+    boom.write(text);
+  };
+  // What waits here when the process exits without a flush (sonic-boom writes its own then).
+  process.once('exit', () => {
+    try {
+      handOver();
+      boom.flushSync();
+    } catch {
+      // stdout closed: nothing left to write to.
+    }
+  });
+  return {
+    write: (line: string) => {
+      // A UTF-16 code unit is at most 3 bytes of UTF-8.
+      if (used + line.length * 3 > block.length) {
+        handOver();
+        if (line.length * 3 > block.length) return void boom.write(line);
+      }
+      used += block.write(line, used);
+      if (used >= LOG_WRITE_BYTES) handOver();
+    },
+    flush: (cb) => {
+      handOver();
+      boom.flush(cb);
+    },
+  };
 }
 
 /** Count the lines a full buffer dropped, and say how many once a second (through `log`). */
 function reportDrops(boom: pino.DestinationStream & NodeJS.EventEmitter, log: Logger): void {
   let dropped = 0;
-  boom.on('drop', () => {
-    if (dropped++ > 0) return;
+  // sonic-boom drops what it is handed whole: here a block of lines (encodeInBlocks).
+  boom.on('drop', (block: string) => {
+    const first = dropped === 0;
+    for (let at = block.indexOf('\n'); at !== -1; at = block.indexOf('\n', at + 1)) dropped++;
+    if (!first) return;
     setTimeout(() => {
       log.warn({ droppedLines: dropped }, 'log lines dropped: stdout did not keep up');
       dropped = 0;
@@ -89,8 +128,9 @@ function reportDrops(boom: pino.DestinationStream & NodeJS.EventEmitter, log: Lo
 
 export function createLogger({ level, buffered = false, flushIntervalMs = LOG_FLUSH_INTERVAL_MS, stream, secrets = [] }: LogOptions): Logger {
   const blocks = buffered ? { minLength: LOG_WRITE_BYTES, maxWrite: LOG_MAX_WRITE_BYTES, maxLength: LOG_BUFFER_MAX_BYTES } : { minLength: 0 };
-  const boom = stream ? undefined : pino.destination({ dest: 1, sync: !buffered, contentMode: 'buffer', ...blocks });
-  const destination = stream ?? encodeOnce(boom!);
+  const boom = stream ? undefined : pino.destination({ dest: 1, sync: !buffered, ...blocks });
+  const gathered = boom && buffered ? encodeInBlocks(boom) : undefined;
+  const destination = stream ?? gathered ?? boom!;
   const redact = secretRedactor(secrets);
   const log = pino(
     {
@@ -108,12 +148,12 @@ export function createLogger({ level, buffered = false, flushIntervalMs = LOG_FL
     destination,
   );
   redactors.set(log, redact);
-  if (boom && buffered) {
+  if (gathered) {
     // Unref'd: it never keeps the process alive; it dies with the process, as the logger does.
     setInterval(() => {
       try {
         pendingRequestLines.get(log)?.();
-        boom.flush();
+        gathered.flush();
       } catch {
         // A destination closed at shutdown: nothing left to write.
       }

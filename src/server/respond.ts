@@ -143,8 +143,9 @@ export class Responder {
   async #writePlain(res: ServerResponse, head: Head, response: PlainResponse): Promise<number> {
     const { body } = response;
     const isHead = res.req.method === 'HEAD';
-    // The stage after the endpoint has encoded a string body once already (for the cache's copy).
-    if (body !== null && !(body instanceof ReadableStream)) return writeBytes(res, head, response, typeof body === 'string' ? Buffer.from(body) : body, isHead);
+    // A string goes to the socket as it is: node encodes it with the head, into memory freed when
+    // the write is done (a Buffer of it would be a slice of a pool slab, held by the write).
+    if (body !== null && !(body instanceof ReadableStream)) return writeBytes(res, head, response, body, isHead);
     this.flushHead(res, head);
     res.statusCode = response.status;
     for (const name in response.headers) res.setHeader(name, response.headers[name]!);
@@ -199,16 +200,17 @@ export class Responder {
  * one `writeHead` with everything, as the edge's own answers are written. `setHeader` per
  * header, with its validation and header map, was a few percent of a cache miss.
  */
-function writeBytes(res: ServerResponse, head: Head, response: PlainResponse, bytes: Uint8Array, isHead: boolean): number {
+function writeBytes(res: ServerResponse, head: Head, response: PlainResponse, bytes: Uint8Array | string, isHead: boolean): number {
+  const length = typeof bytes === 'string' ? Buffer.byteLength(bytes) : bytes.byteLength;
   for (const name in response.headers) replaceOrPush(head, name, response.headers[name]!);
-  replaceOrPush(head, 'content-length', bytes.byteLength);
+  replaceOrPush(head, 'content-length', length);
   res.writeHead(response.status, head);
   if (isHead) {
     res.end();
     return 0;
   }
   res.end(bytes);
-  return bytes.byteLength;
+  return length;
 }
 
 /** What `setHeader` does to a pending header of the same name (any case): name and value replaced in place; otherwise added. Lengths are compared before case-folding: most pending names differ in length. */

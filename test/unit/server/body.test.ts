@@ -25,4 +25,24 @@ describe('readBody', () => {
     expect(status).toBe(413);
     expect(text).toBe('payload_too_large');
   });
+
+  // A body lives as long as its request; a slice of Buffer's shared pool (a 64 KiB slab on Node
+  // 24) would hold the whole slab, past young-generation collections (bench/NOTES.md, "Memory
+  // round 5").
+  it.each([
+    ['one chunk', Buffer.from('{"name":"Ada"}')],
+    ['several chunks', Buffer.alloc(200_000, 'y')],
+  ])('returns memory of its own, not a slice of the shared pool (%s)', async (_, sent) => {
+    let own: boolean | undefined;
+    let same: boolean | undefined;
+    const { server } = await roundTrip(async (req, res) => {
+      const body = await readBody(req, 1_000_000);
+      own = body.byteOffset === 0 && body.buffer.byteLength === body.byteLength;
+      same = body.equals(sent);
+      res.end();
+    }, sent);
+    server();
+    expect(same).toBe(true);
+    expect(own).toBe(true);
+  });
 });

@@ -89,3 +89,34 @@ describe('the production logger writes in blocks', () => {
     expect(stdout.split('\n').filter((l) => l.includes('"msg":"waits"'))).toHaveLength(lines);
   });
 });
+
+/**
+ * Lines are encoded into a block as they come and handed over a block at a time (src/server/log.ts
+ * `encodeInBlocks`): a character of several UTF-8 bytes is never cut at a block's edge, every line
+ * arrives whole and in order, and one longer than a block is written as it is.
+ */
+const UTF8_CHILD = `
+import { createLogger } from './src/server/log.ts';
+const log = createLogger({ level: 'info', buffered: true, flushIntervalMs: 60_000 });
+for (let i = 0; i < 3_000; i++) log.info({ i, text: 'é€😀'.repeat(1 + (i % 37)) }, 'utf8');
+log.info({ i: 3_000, text: 'ü'.repeat(100_000) }, 'utf8');
+for (let i = 3_001; i < 3_100; i++) log.info({ i, text: 'é€😀'.repeat(1 + (i % 37)) }, 'utf8');
+log.flush();
+`;
+
+describe('the production logger encodes lines into blocks', () => {
+  it('writes every line whole and in order, multi-byte characters across block edges included', { timeout: 60_000 }, async () => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', UTF8_CHILD], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const chunks: Buffer[] = [];
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolveExit) => child.once('exit', resolveExit));
+    expect(code, stderr).toBe(0);
+    const lines = Buffer.concat(chunks).toString('utf8').split('\n').filter(Boolean);
+    const records = lines.map((l) => JSON.parse(l) as { i?: number; text?: string; msg: string }).filter((r) => r.msg === 'utf8');
+    expect(records.map((r) => r.i)).toEqual(Array.from({ length: 3_100 }, (_, i) => i));
+    for (const r of records) expect(r.text).toBe(r.i === 3_000 ? 'ü'.repeat(100_000) : 'é€😀'.repeat(1 + (r.i! % 37)));
+    expect(Buffer.concat(chunks).includes('\ufffd')).toBe(false);
+  });
+});
