@@ -129,8 +129,8 @@ function reportDrops(boom: pino.DestinationStream & NodeJS.EventEmitter, log: Lo
 export function createLogger({ level, buffered = false, flushIntervalMs = LOG_FLUSH_INTERVAL_MS, stream, secrets = [] }: LogOptions): Logger {
   const blocks = buffered ? { minLength: LOG_WRITE_BYTES, maxWrite: LOG_MAX_WRITE_BYTES, maxLength: LOG_BUFFER_MAX_BYTES } : { minLength: 0 };
   const boom = stream ? undefined : pino.destination({ dest: 1, sync: !buffered, ...blocks });
-  const gathered = boom && buffered ? encodeInBlocks(boom) : undefined;
-  const destination = stream ?? gathered ?? boom!;
+  const encoder = boom && buffered ? encodeInBlocks(boom) : undefined;
+  const destination = stream ?? encoder ?? boom!;
   const redact = secretRedactor(secrets);
   const log = pino(
     {
@@ -148,12 +148,12 @@ export function createLogger({ level, buffered = false, flushIntervalMs = LOG_FL
     destination,
   );
   redactors.set(log, redact);
-  if (gathered) {
+  if (encoder) {
     // Unref'd: it never keeps the process alive; it dies with the process, as the logger does.
     setInterval(() => {
       try {
         pendingRequestLines.get(log)?.();
-        gathered.flush();
+        encoder.flush();
       } catch {
         // A destination closed at shutdown: nothing left to write.
       }

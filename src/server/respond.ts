@@ -195,13 +195,14 @@ export class Responder {
 }
 
 /**
- * An endpoint's response with its bytes: its headers over the pending ones (same name in any
- * case: the endpoint's value, in the pending one's place, as `setHeader` did), its length, and
- * one `writeHead` with everything, as the edge's own answers are written. `setHeader` per
- * header, with its validation and header map, was a few percent of a cache miss.
+ * An endpoint's response with its body, bytes or a string: its headers over the pending ones
+ * (same name in any case: the endpoint's value, in the pending one's place, as `setHeader` did),
+ * its length in bytes, and one `writeHead` with everything, as the edge's own answers are
+ * written. `setHeader` per header, with its validation and header map, was a few percent of a
+ * cache miss.
  */
-function writeBytes(res: ServerResponse, head: Head, response: PlainResponse, bytes: Uint8Array | string, isHead: boolean): number {
-  const length = typeof bytes === 'string' ? Buffer.byteLength(bytes) : bytes.byteLength;
+function writeBytes(res: ServerResponse, head: Head, response: PlainResponse, body: Uint8Array | string, isHead: boolean): number {
+  const length = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
   for (const name in response.headers) replaceOrPush(head, name, response.headers[name]!);
   replaceOrPush(head, 'content-length', length);
   res.writeHead(response.status, head);
@@ -209,7 +210,7 @@ function writeBytes(res: ServerResponse, head: Head, response: PlainResponse, by
     res.end();
     return 0;
   }
-  res.end(bytes);
+  res.end(body);
   return length;
 }
 
