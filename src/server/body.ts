@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { bodyTooLarge as tooLarge } from '../lib/endpoint.ts';
+import { ownBytes } from './content-coding.ts';
 
 /** The client closed the connection before its body arrived: not an error of ours. */
 export class ClientAbortedError extends Error {
@@ -36,11 +37,11 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     };
     const onEnd = () => {
       cleanup();
-      // One chunk (most bodies) is node's own copy, exactly its size; more are joined into memory
-      // of their own. Not from Buffer's shared pool: a body lives as long as its request, and a
-      // slice of a pool slab (64 KiB on Node 24) that outlives young-generation collections keeps
-      // the whole slab until a full one (bench/NOTES.md, "Memory round 5").
-      resolve(chunks.length === 1 ? chunks[0]! : joined(chunks, size));
+      // In memory of its own (one chunk, most bodies, is node's own copy already): a body lives as
+      // long as its request, and a slice of a pool slab (64 KiB on Node 24) that outlives
+      // young-generation collections keeps the whole slab until a full one (bench/NOTES.md,
+      // "Memory round 5").
+      resolve(ownBytes(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
     };
     const onError = () => {
       cleanup();
@@ -57,11 +58,4 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     req.on('aborted', onAborted);
     req.on('close', onClose);
   });
-}
-
-function joined(chunks: readonly Buffer[], size: number): Buffer {
-  const body = Buffer.allocUnsafeSlow(size);
-  let at = 0;
-  for (const chunk of chunks) at += chunk.copy(body, at);
-  return body;
 }
