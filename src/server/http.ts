@@ -65,27 +65,35 @@ function statusOf(x: Exchange, answer: Answer): number {
 }
 
 /**
- * The stage after the answer, on the plain response before it is written: the limiter's last
- * word given the status (a 304 gives its day unit back, src/app/edge-limiter.ts), and the
- * response cache's copy of a cacheable 200 (its body encoded once, for the cache and the socket).
+ * The stage after the answer, on the plain response before it is written: the response cache's
+ * copy of a cacheable 200, then the limiter's last word given the status of what is written (a
+ * 304 gives its day unit back, src/app/edge-limiter.ts). A stored copy is written as a hit would
+ * be, so the first client gets what every later one does: the encoding it accepts, `Vary`, the
+ * variant's ETag, or a 304 (RFC 9110 section 12.5.5: a negotiated answer names what it varies on).
  */
-function afterAnswer({ deps }: EdgeParts, x: Exchange, answer: Answer): void {
-  const replaced = x.limit?.onStatus?.(statusOf(x, answer));
+function afterAnswer(parts: EdgeParts, x: Exchange, answer: Answer): Answer {
+  const sent = stored(parts, x, answer);
+  const replaced = x.limit?.onStatus?.(statusOf(x, sent));
   if (replaced) for (const name in replaced) setHeaderIn(x.head, name, replaced[name]!);
+  return sent;
+}
+
+/** The answer to write after the response cache has seen it: the cached entry, when the endpoint's answer was stored. */
+function stored({ deps, out }: EdgeParts, x: Exchange, answer: Answer): Answer {
   if (answer.kind === 'stored') {
     if (answer.source === 'cache') x.cache = 'hit';
     else x.staticFile = answer.source === 'hot' ? 'hit' : 'miss';
-    return;
+    return answer;
   }
-  if (x.cacheKey === undefined) return;
+  if (x.cacheKey === undefined) return answer;
   x.cache = 'miss';
-  if (answer.kind !== 'plain' || answer.edge) return;
+  if (answer.kind !== 'plain' || answer.edge) return answer;
   const { response } = answer;
   const { body } = response;
-  if (response.status !== 200 || body === null || body instanceof ReadableStream) return;
+  if (response.status !== 200 || body === null || body instanceof ReadableStream) return answer;
   const bytes = typeof body === 'string' ? Buffer.from(body) : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
-  answer.response = { ...response, body: bytes };
-  deps.cache.store(x.cacheKey, x.req.headers, 200, response.headers, bytes);
+  const entry = deps.cache.store(x.cacheKey, x.req.headers, 200, response.headers, bytes);
+  return entry ? out.cached(x.req, entry) : answer;
 }
 
 /** The last stage, when the response is finished or the client gone: Astro's answer cached, the log line, the observation. */
@@ -134,9 +142,9 @@ function failure({ deps }: EdgeParts, x: Exchange, error: unknown): Answer | und
 /** The stage after the answer, then the write. */
 function written(parts: EdgeParts, x: Exchange, answer: Answer | undefined): void | Promise<void> {
   if (answer === undefined) return;
-  afterAnswer(parts, x, answer);
-  if (answer.kind === 'written') return;
-  const sent = parts.out.write(x.res, x.head, answer);
+  const final = afterAnswer(parts, x, answer);
+  if (final.kind === 'written') return;
+  const sent = parts.out.write(x.res, x.head, final);
   if (typeof sent === 'number') x.bytesSent = sent;
   else return sent.then((bytes) => void (x.bytesSent = bytes));
 }

@@ -130,10 +130,11 @@ export class ResponseCache {
    * Keep a finished GET answer under `key` if RFC 9111 lets a shared cache store it (http-cache-
    * semantics reads the endpoint's Cache-Control and the request's Authorization), for at most
    * `maxTtlMs`. Called by the edge's stage after the endpoint with the plain response it is about
-   * to write; only content headers are kept. Returns whether it stored.
+   * to write; only content headers are kept. Returns the entry it made (which the cache may evict
+   * at once when it is smaller than the entry), or undefined when the answer is not for storing.
    */
-  store(key: string, requestHeaders: IncomingHttpHeaders, status: number, responseHeaders: Readonly<Record<string, string | string[] | number | undefined>>, body: Buffer): boolean {
-    if (status !== 200 || body.length > MAX_ENTRY_BYTES) return false;
+  store(key: string, requestHeaders: IncomingHttpHeaders, status: number, responseHeaders: Readonly<Record<string, string | string[] | number | undefined>>, body: Buffer): CachedResponse | undefined {
+    if (status !== 200 || body.length > MAX_ENTRY_BYTES) return undefined;
     const headers: Record<string, string | string[]> = {};
     for (const name of CONTENT_HEADERS) {
       const value = responseHeaders[name];
@@ -141,14 +142,15 @@ export class ResponseCache {
     }
     const vary = responseHeaders['vary'];
     // A response that varies on anything but encoding would need a secondary key; not cached.
-    if (vary !== undefined && String(vary).toLowerCase().split(',').some((v) => v.trim() !== 'accept-encoding')) return false;
-    if (responseHeaders['set-cookie'] !== undefined) return false;
+    if (vary !== undefined && String(vary).toLowerCase().split(',').some((v) => v.trim() !== 'accept-encoding')) return undefined;
+    if (responseHeaders['set-cookie'] !== undefined) return undefined;
     const ttl = Math.min(lifetimeOf(key, requestHeaders, headers), this.#maxTtlMs);
-    if (ttl <= 0) return false;
+    if (ttl <= 0) return undefined;
     const contentType = String(headers['content-type'] ?? 'application/octet-stream');
     const etag = headers['etag'] === undefined ? strongEtag(body) : String(headers['etag']);
     headers['etag'] = etag;
-    this.#lru.set(key, { status: 200, headers, body: storeBody(body, contentType), etag }, { ttl });
-    return true;
+    const entry: CachedResponse = { status: 200, headers, body: storeBody(body, contentType), etag };
+    this.#lru.set(key, entry, { ttl });
+    return entry;
   }
 }

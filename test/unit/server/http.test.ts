@@ -344,6 +344,26 @@ describe('the pipeline: the stage after the answer', () => {
     expect(seen.map((o) => o.responseCache)).toEqual(['miss', 'hit']);
   });
 
+  it('answers the first request for an encoding it negotiates as every later one: the same coding, Vary, ETag and bytes', async () => {
+    // A month of rows: an answer large enough to be worth compressing (content-coding.ts).
+    const days = Array.from({ length: 31 }, (_, i) => `2025-01-${String(i + 1).padStart(2, '0')}`);
+    await db.kysely.insertInto('daily_stat').values(days.map((day, i) => ({ day, txn_count: i, impr_count: 100 * i, revenue_minor: 7 * i, materialized_at: Date.parse('2025-02-01T00:00:00Z') }))).execute();
+    const url = `${PATHS.data}?startDate=${days[0]}&endDate=${days.at(-1)}`;
+    for (const accept of ['gzip', 'br, gzip', 'identity']) {
+      const { seen, observe, until } = recorder();
+      const edge = edgeWith({}, observe);
+      const headers = { 'accept-encoding': accept };
+      const miss = await call(edge, { url, headers });
+      const hit = await call(edge, { url, headers });
+      await until(2);
+      expect(seen.map((o) => o.responseCache), accept).toEqual(['miss', 'hit']);
+      expect(miss.headers.vary, accept).toBe('Accept-Encoding');
+      for (const name of ['content-encoding', 'content-length', 'etag', 'vary', ...CONTENT_HEADERS]) expect(miss.headers[name], `${accept}: ${name}`).toBe(hit.headers[name]);
+      expect(miss.rawPayload.equals(hit.rawPayload), accept).toBe(true);
+      if (accept !== 'identity') expect(miss.headers['content-encoding'], accept).toBe(accept.split(',')[0]);
+    }
+  });
+
   it('gives a 304 its day unit back, whether the cache or the endpoint answered it', async () => {
     const env = { RATE_LIMIT_DATA_DAY: '10' };
     const first = await call(edgeWith(env), { url: RANGE });
