@@ -57,12 +57,20 @@ export async function probe({ deps }: EdgeParts, x: Exchange): Promise<PlainAnsw
  * timeout (http-server.ts), so a slow but honest client is not refused for the database's sake.
  * A HEAD is answered from the GET (the write stage sends no content).
  */
-export async function callEndpoint({ deps }: EdgeParts, x: Exchange, endpoint: Endpoint<EndpointDeps>): Promise<PlainAnswer> {
-  const { req, res, method, url, route } = x;
+export async function callEndpoint(parts: EdgeParts, x: Exchange, endpoint: Endpoint<EndpointDeps>): Promise<PlainAnswer> {
+  const request = await endpointRequest(parts, x);
+  return { kind: 'plain', response: await endpoint(request, parts.deps.endpointDeps()), edge: false };
+}
+
+/**
+ * The request as the endpoint reads it, its deadline counting from now. Its own async function:
+ * the Buffer the body arrived in must not stay in `callEndpoint`'s frame while the endpoint
+ * works (EndpointRequest says why).
+ */
+async function endpointRequest({ deps }: EdgeParts, { req, res, method, url, route }: Exchange): Promise<EndpointRequest> {
   const body = hasBody(method) ? await readBody(req, route.bodyLimit) : undefined;
   const target = new URL(`${url.pathname}${url.search}`, `${deps.https ? 'https' : 'http'}://${deps.siteHost()}`);
-  const request = new EndpointRequest(method, target, req.headers, body, Date.now() + route.deadlineMs, res);
-  return { kind: 'plain', response: await endpoint(request, deps.endpointDeps()), edge: false };
+  return new EndpointRequest(method, target, req.headers, body, Date.now() + route.deadlineMs, res);
 }
 
 /**
@@ -72,25 +80,42 @@ export async function callEndpoint({ deps }: EdgeParts, x: Exchange, endpoint: E
  * every young-generation collection until the next full one. A contact flood promoted 6 to 12 %
  * of all it allocated and the old generation grew to its next limit (bench/NOTES.md, "Memory
  * round 3"; test/unit/server/answer.memory.test.ts). A getter on the prototype keeps nothing.
+ *
+ * The body is kept as a one-byte string (latin1: byte n is code unit n, so nothing is lost) and
+ * each read of `body` gets the bytes afresh. A Buffer's memory lies outside V8's heap: a request
+ * in flight across two young-generation collections is promoted with its body, and promoted
+ * outside memory comes back only at a full collection, which outside memory starts only 64 MB
+ * past the last one. A contact flood's `arrayBuffers` grew 2 MB/s so, to 33 MB in 15 s
+ * (bench/NOTES.md, "Memory round 6"). A string is heap memory, which the heap's own limits
+ * collect; the bytes an endpoint reads die with the turn that parsed them.
  */
 class EndpointRequest implements PlainRequest {
   readonly method: string;
   readonly headOnly: boolean;
   readonly url: URL;
   readonly headers: HeaderReader;
-  readonly body: Uint8Array | undefined;
   readonly deadline: number;
+  readonly #body: string | undefined;
   #signal: AbortSignal | undefined;
   readonly #res: ServerResponse;
 
-  constructor(method: string, url: URL, headers: IncomingHttpHeaders, body: Uint8Array | undefined, deadline: number, res: ServerResponse) {
+  constructor(method: string, url: URL, headers: IncomingHttpHeaders, body: Buffer | undefined, deadline: number, res: ServerResponse) {
     this.method = endpointMethod(method);
     this.headOnly = method === 'HEAD';
     this.url = url;
     this.headers = headerReader(headers);
-    this.body = body;
+    this.#body = body?.toString('latin1');
     this.deadline = deadline;
     this.#res = res;
+  }
+
+  get body(): Uint8Array | undefined {
+    const text = this.#body;
+    if (text === undefined) return undefined;
+    // Memory of its own, not a slice of node's shared pool (which would hold a 64 KiB slab).
+    const bytes = Buffer.allocUnsafeSlow(text.length);
+    bytes.write(text, 'latin1');
+    return bytes;
   }
 
   get signal(): AbortSignal {
