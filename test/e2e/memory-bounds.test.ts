@@ -6,7 +6,9 @@
  * server's resident set size read from /proc/<pid>/status before and after.
  */
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startCommand } from '../../bench/lib/start-command.ts';
 import { rawRequest } from '../helpers/raw-http.ts';
 import { startServer, type RunningServer } from '../helpers/server.ts';
 
@@ -152,8 +154,9 @@ describe('memory under a flood of valid contact submissions from distinct client
   beforeAll(async () => {
     // The default limits: each client sends one submission, well within its contact hour; the
     // load generator is the trusted proxy whose X-Forwarded-For names the client, as in the bench.
-    // V8's young generation and the allocator's arenas as `npm start` sets them (package.json).
-    contact = await startServer({ TRUST_PROXY: '127.0.0.1', NODE_OPTIONS: '--max-semi-space-size=4', MALLOC_ARENA_MAX: '2' });
+    // V8's young generation and the allocator's settings as `npm start` sets them (package.json).
+    const start = startCommand(resolve(import.meta.dirname, '../..'));
+    contact = await startServer({ TRUST_PROXY: '127.0.0.1', NODE_OPTIONS: start.args.filter((arg) => arg.startsWith('--max-')).join(' '), ...start.env });
   });
   afterAll(async () => {
     await contact?.stop();

@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { startCommand } from '../../../bench/lib/start-command.ts';
 
 /** The shipped unit with /srv/site pointing at this checkout, so the commands it names exist. */
 function unitHere(): string {
@@ -31,5 +32,15 @@ describe('the systemd unit (deploy/adtech-site.service)', () => {
     expect(unit).toMatch(/^ExecStart=\/srv\/site\/node_modules\/\.bin\/node .*bin\/start\.mjs$/m);
     expect(unit).toMatch(/^RestartPreventExitStatus=.*\b78\b/m);
     expect(unit).toMatch(/^StateDirectory=adtech-site$/m);
+  });
+
+  it('runs the server with the memory settings of npm start (V8 flags, the allocator\'s environment)', () => {
+    const unit = readFileSync('deploy/adtech-site.service', 'utf8');
+    const start = startCommand(process.cwd());
+    const exec = /^ExecStart=\S+ (.*)$/m.exec(unit)?.[1]?.split(' ');
+    expect(exec).toEqual(start.args);
+    const environment = new Map(/^Environment=(.*)$/m.exec(unit)?.[1]?.split(' ').map((pair) => pair.split('=', 2) as [string, string]));
+    expect(Object.keys(start.env).length).toBeGreaterThan(0);
+    for (const [name, value] of Object.entries(start.env)) expect(environment.get(name), name).toBe(value);
   });
 });
