@@ -29,8 +29,9 @@ export interface DbHandle {
    * `work` on one connection bound to `deadline` (deadline.ts; or a budget in ms from now): waits
    * for a SQLite lock, the SQLite writer's turn or a PostgreSQL pool connection end at the
    * deadline, no statement of `work` but ROLLBACK starts after it, and the returned promise
-   * rejects with DeadlineExceeded by then. So work the caller gave up on cannot commit later
-   * (on PostgreSQL, write in a transaction: a lone statement already sent runs on at the server).
+   * rejects with DeadlineExceeded by then. So work the caller gave up on cannot commit later (on
+   * PostgreSQL a statement already sent is cancelled at the server, postgres-deadline-driver.ts;
+   * a write in a transaction is surer still, since its COMMIT is refused whatever the cancel's timing).
    */
   within<T>(deadline: Deadline | number, work: (db: Kysely<Database>) => Promise<T>): Promise<T>;
   /**

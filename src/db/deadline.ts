@@ -72,8 +72,9 @@ export class Deadline {
  * but ROLLBACK starts after it. The returned promise settles by the deadline even when the
  * database has gone silent: once the signal has fired, `work` has the rest of that turn of the
  * event loop to report its own cause (a lock, a statement timeout), then the deadline is the answer.
- * A PostgreSQL statement already sent by then runs on at the server (up to its statement timeout):
- * a write that must not land late runs in a transaction, whose COMMIT is then refused.
+ * A PostgreSQL statement already sent by then is cancelled at the server (postgres-deadline-driver.ts).
+ * A cancel can arrive just after a statement committed; a write that must not land late runs in
+ * a transaction, whose COMMIT is then refused.
  */
 export async function within<T>(kysely: Kysely<Database>, deadline: Deadline | number, work: (db: Kysely<Database>) => Promise<T>): Promise<T> {
   const bound = typeof deadline === 'number' ? Deadline.after(deadline) : deadline;

@@ -7,7 +7,7 @@
  * held lock or connection is let go only after the answer came.
  */
 import Database from 'better-sqlite3';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SQLITE_LOCK_WAIT_MS } from '../../../src/db/create-db.ts';
@@ -107,8 +107,8 @@ describe.each(ENGINES)('DbHandle.within on %s', (engine) => {
     db = await openTestDb(engine, { statementTimeoutMs: 60_000 });
     const release = await lockElsewhere(engine, db.url);
     const started = Date.now();
-    // In a transaction: on PostgreSQL a lone statement already sent when the deadline fires runs
-    // on at the server (up to its statement timeout); the COMMIT after it is what is refused.
+    // In a transaction: on PostgreSQL the statement waiting on the lock is cancelled at the deadline,
+    // and the COMMIT after it is refused in any case.
     const waited = await db.handle.within(300, (kysely) => kysely.transaction().execute((trx) => insert(trx, 'waiter'))).catch((error: unknown) => error);
     const waitedMs = Date.now() - started;
     await release();
@@ -141,6 +141,33 @@ describe.each(ENGINES)('DbHandle.within on %s', (engine) => {
     } finally {
       tracked.stop();
     }
+  });
+});
+
+/** On PostgreSQL a statement already sent runs at the server; SQLite runs it in this process, so there is nothing to cancel. */
+describe('DbHandle.within on postgres, a statement already at the server', () => {
+  let db: TestDb | undefined;
+  afterEach(async () => {
+    await db?.dispose();
+    db = undefined;
+  });
+
+  it('cancels a lone statement still running at the server when the deadline fires: a write never lands late', async () => {
+    db = await openTestDb('postgres', { statementTimeoutMs: 60_000 });
+    const started = Date.now();
+    // One statement, no transaction: it sleeps 1.5 s at the server, then inserts.
+    const late = sql`insert into contact_submission (name, work_email, priority, created_at, idempotency_key) select 'late', 'late@example.com', 'standard', 1, 'late' from pg_sleep(1.5)`;
+    const waited = await db.handle.within(300, (kysely) => late.execute(kysely)).catch((error: unknown) => error);
+    expect(waited).toBeInstanceOf(DeadlineExceeded);
+    expect(Date.now() - started).toBeLessThan(1_500);
+    // Past the sleep: without the cancel the row would be there.
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    expect(await countRows(db.handle)).toBe(0);
+    const running = await db.handle.kysely.selectFrom(sql<{ query: string }>`pg_stat_activity`.as('a')).select('query').where(sql<boolean>`query like '%pg_sleep(1.5)%' and state = 'active' and pid <> pg_backend_pid()`).execute();
+    expect(running).toEqual([]);
+    // The pooled connection the cancel reached is whole: the next statement on it runs.
+    await db.handle.within(5_000, (kysely) => insert(kysely, 'after'));
+    expect(await countRows(db.handle)).toBe(1);
   });
 });
 
