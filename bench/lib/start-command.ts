@@ -11,6 +11,8 @@ export interface StartCommand {
   env: Record<string, string>;
   /** Node's arguments: its flags, then the entry. */
   args: string[];
+  /** V8's memory flags among them (`--max-…`), the ones NODE_OPTIONS may carry (the Dockerfile's, a test's child). */
+  memoryFlags: string[];
 }
 
 /**
@@ -30,5 +32,5 @@ export function startCommand(repo: string, script = 'start'): StartCommand {
     }
   }
   if (words.shift() !== 'node' || words.length === 0) throw new Error(`package.json "${script}" does not end with \`[exec] [env K=V …] node <args>\`: ${scripts[script]}`);
-  return { env, args: words };
+  return { env, args: words, memoryFlags: words.filter((word) => word.startsWith('--max-')) };
 }

@@ -156,7 +156,7 @@ describe('memory under a flood of valid contact submissions from distinct client
     // load generator is the trusted proxy whose X-Forwarded-For names the client, as in the bench.
     // V8's young generation and the allocator's settings as `npm start` sets them (package.json).
     const start = startCommand(resolve(import.meta.dirname, '../..'));
-    contact = await startServer({ TRUST_PROXY: '127.0.0.1', NODE_OPTIONS: start.args.filter((arg) => arg.startsWith('--max-')).join(' '), ...start.env });
+    contact = await startServer({ TRUST_PROXY: '127.0.0.1', NODE_OPTIONS: start.memoryFlags.join(' '), ...start.env });
   });
   afterAll(async () => {
     await contact?.stop();

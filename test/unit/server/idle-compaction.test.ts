@@ -45,8 +45,7 @@ describe('idle compaction', () => {
   it('gives memory back once the loop is idle, once per growth', { timeout: 60_000 }, async () => {
     // As npm start runs it: its young generation and the allocator's settings (package.json). Rejects on a non-zero exit.
     const start = startCommand(ROOT);
-    const flags = start.args.filter((arg) => arg.startsWith('--max-'));
-    const { stdout } = await promisify(execFile)(process.execPath, [...flags, '--input-type=module', '-e', CHILD], { cwd: ROOT, env: { ...process.env, ...start.env } });
+    const { stdout } = await promisify(execFile)(process.execPath, [...start.memoryFlags, '--input-type=module', '-e', CHILD], { cwd: ROOT, env: { ...process.env, ...start.env } });
     const out = JSON.parse(stdout.trim()) as { idle: number; grown: number; after: number; compactedWhileBusy: number; firstCount: number; lines: { msg: string; rssMb: number; afterMb: number }[] };
     // The garbage made the process grow past the bound, and nothing ran while the loop was busy.
     expect(out.grown - out.idle, JSON.stringify(out)).toBeGreaterThan(16);

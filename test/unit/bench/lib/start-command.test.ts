@@ -15,6 +15,7 @@ describe('the server command of an npm script', () => {
     const start = startCommand(ROOT);
     expect(start.env).toEqual({ MALLOC_ARENA_MAX: '1', MALLOC_MMAP_THRESHOLD_: '65536', MALLOC_TRIM_THRESHOLD_: '65536' });
     expect(start.args).toContain('--max-semi-space-size=4');
+    expect(start.memoryFlags).toEqual(['--max-semi-space-size=4']);
     expect(start.args.at(-1)).toBe('bin/start.mjs');
   });
 
