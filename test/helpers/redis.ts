@@ -43,3 +43,26 @@ export async function startRedis(port?: number): Promise<RedisServer> {
     };
   }
 }
+
+/** The METRICS_TOKEN a server needs in its environment for `untilLimitsShared`. */
+export const SHARED_LIMITS_METRICS_TOKEN = 'shared-limits-check-0123456789abcdef0123456789';
+
+/**
+ * Resolve once `server` (started with METRICS_TOKEN = SHARED_LIMITS_METRICS_TOKEN) decides its
+ * rate limits in Redis. Its limiter connects on its first request and answers that one from its
+ * own memory when the connection takes longer than a second, as on a loaded machine; a test that
+ * counts admissions across instances must not start before. A request to /api/news makes it
+ * connect (or probe again); `ratelimit_degraded 0` on /metrics after it says it went to Redis.
+ */
+export async function untilLimitsShared(server: { url: string }, timeoutMs = 30_000): Promise<void> {
+  const headers = { authorization: `Bearer ${SHARED_LIMITS_METRICS_TOKEN}` };
+  for (const end = Date.now() + timeoutMs; ; ) {
+    await (await fetch(`${server.url}/api/news`)).arrayBuffer();
+    const metrics = await (await fetch(`${server.url}/metrics`, { headers })).text();
+    const degraded = metrics.split('\n').find((line) => line.startsWith('ratelimit_degraded '));
+    if (degraded === undefined) throw new Error(`no ratelimit_degraded on ${server.url}/metrics:\n${metrics.slice(0, 500)}`);
+    if (degraded === 'ratelimit_degraded 0') return;
+    if (Date.now() > end) throw new Error(`${server.url} still answers rate limits from memory after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}

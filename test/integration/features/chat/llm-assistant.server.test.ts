@@ -8,9 +8,17 @@ import { ask, callChat, chatDeps, chatRequest, chatServices, loggedChatServices,
 
 const llm = useFakeLlm();
 
-const TIMEOUT_MS = 300;
-const services = () => chatServices({ LLM_BASE_URL: llm.baseUrl, LLM_MODEL: 'fake-model', LLM_API_KEY: 'test-key', LLM_TIMEOUT_MS: String(TIMEOUT_MS) });
+/**
+ * The provider timeout (first token, and between tokens) of the tests that stall on purpose. The
+ * others wait far longer: the fake provider shares this process's event loop, and under the full
+ * suite's load a pause of 300 ms between two tokens of a healthy stream happens, which cut the
+ * endless stream short as "interrupted" instead of at the character bound.
+ */
+const STALL_MS = 300;
+const PATIENT_MS = 10_000;
+const services = (timeoutMs = PATIENT_MS) => chatServices({ LLM_BASE_URL: llm.baseUrl, LLM_MODEL: 'fake-model', LLM_API_KEY: 'test-key', LLM_TIMEOUT_MS: String(timeoutMs) });
 const chat = (content: string, signal?: AbortSignal) => callChat(chatRequest(ask(content), signal ? { signal } : {}), services(), chatDeps());
+const chatStalling = (content: string) => callChat(chatRequest(ask(content)), services(STALL_MS), chatDeps());
 const builtInReply = (content: string) => composeReply([{ role: 'user', content }], siteAssistantIndex(), { siteUrl: SITE, config: chatServices().config });
 const builtIn = (content: string) => builtInReply(content).text;
 
@@ -121,14 +129,14 @@ describe('the assistant with an LLM configured', () => {
   });
 
   it('answers with the built-in assistant when the provider cannot be reached', async () => {
-    const unreachable = chatServices({ LLM_BASE_URL: 'http://127.0.0.1:9/v1', LLM_MODEL: 'm', LLM_TIMEOUT_MS: String(TIMEOUT_MS) });
+    const unreachable = chatServices({ LLM_BASE_URL: 'http://127.0.0.1:9/v1', LLM_MODEL: 'm', LLM_TIMEOUT_MS: String(PATIENT_MS) });
     const text = (await readChunks(await callChat(chatRequest(ask('Hello')), unreachable, chatDeps()))).join('');
     expect(text).toBe(builtIn('Hello'));
   });
 
   it('answers with the built-in assistant when no first token comes within the timeout, and hangs up', async () => {
     llm.behaviour = { kind: 'stall', tokens: [], after: 0 };
-    const text = (await readChunks(await chat('What is sellers.json?'))).join('');
+    const text = (await readChunks(await chatStalling('What is sellers.json?'))).join('');
     expect(text).toBe(builtIn('What is sellers.json?'));
     await llm.requests[0]!.finished;
     expect(llm.requests[0]!.abortedByClient).toBe(true);
@@ -142,7 +150,7 @@ describe('the assistant with an LLM configured', () => {
 
   it('ends the reply cleanly when the stream stalls after the first token, and hangs up', async () => {
     llm.behaviour = { kind: 'stall', tokens: ['Our ', 'sellers.json ', 'file'], after: 2 };
-    const text = (await readChunks(await chat('What is sellers.json?'))).join('');
+    const text = (await readChunks(await chatStalling('What is sellers.json?'))).join('');
     expect(text).toBe('Our sellers.json \n\n(The answer was interrupted. Please ask again.)');
     await llm.requests[0]!.finished;
     expect(llm.requests[0]!.abortedByClient).toBe(true);
@@ -195,7 +203,7 @@ describe('the assistant with an LLM configured', () => {
     const tokens = Array.from({ length: 200 }, (_, i) => `token${i} `);
     llm.behaviour = { kind: 'reply', tokens, delayMs: 25 };
     const client = new AbortController();
-    const logged = loggedChatServices({ LLM_BASE_URL: llm.baseUrl, LLM_MODEL: 'fake-model', LLM_TIMEOUT_MS: String(TIMEOUT_MS) });
+    const logged = loggedChatServices({ LLM_BASE_URL: llm.baseUrl, LLM_MODEL: 'fake-model', LLM_TIMEOUT_MS: String(PATIENT_MS) });
     const response = await callChat(chatRequest(ask('What is sellers.json?'), { signal: client.signal }), logged.services, chatDeps());
     const reader = response.body!.getReader();
     await reader.read();
