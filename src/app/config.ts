@@ -132,6 +132,11 @@ export const EnvSchema = z.object({
 
   /** Run the scheduled jobs in this process (set false on instances that should only serve). */
   JOBS_ENABLED: bool('JOBS_ENABLED').default(true),
+  /**
+   * Growth of the resident set, in MiB, after which an idle server runs V8's last-resort
+   * collection to give a burst's memory back (src/server/idle-compaction.ts); 0 turns it off.
+   */
+  IDLE_COMPACTION_MB: z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(0, 'must be 0 (off) or more').max(4096, 'must be at most 4096').default(16),
 
   // Backups and the erasure ledger (docs/operators.md, "Backup and restore").
   /** node-cron expression (UTC) of the scheduled backup; unset takes none. */

@@ -100,7 +100,7 @@ try {
   log.info({ url: origin, database: services.db.target }, 'listening');
   flushLogger(log);
   // After a flood, the heap's garbage stays resident until something allocates (issue 35).
-  startIdleCompaction(log);
+  startIdleCompaction(log, { growthBytes: services.config.IDLE_COMPACTION_MB * 1024 * 1024 });
 } catch (error) {
   await failStart(listenFailure(error, config), error);
 }

@@ -28,7 +28,7 @@ import type { Logger } from './log.ts';
 export interface IdleCompactionOptions {
   /** How often the loop and the resident set are looked at, ms. */
   intervalMs?: number;
-  /** Growth of the resident set over its last settled size worth giving back, bytes. */
+  /** Growth of the resident set over its last settled size worth giving back, bytes; 0 is off. */
   growthBytes?: number;
   /** The fewest ms between two compactions: a trickle of traffic never pays one per interval. */
   minGapMs?: number;
@@ -53,6 +53,7 @@ function exposeGc(): CollectGarbage | undefined {
 /** Start watching; returns the function that stops it. The timer never keeps the process alive. */
 export function startIdleCompaction(log: Logger, options: IdleCompactionOptions = {}): () => void {
   const { intervalMs = 5_000, growthBytes = 16 * MIB, minGapMs = 60_000, idleUtilization = 0.05 } = options;
+  if (growthBytes <= 0) return () => {};
   const gc = exposeGc();
   if (gc === undefined) return () => {};
   let settled = process.memoryUsage.rss();

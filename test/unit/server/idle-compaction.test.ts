@@ -12,7 +12,8 @@ import { startCommand } from '../../../bench/lib/start-command.ts';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 
-const CHILD = `
+/** The child, with the growth bound of IDLE_COMPACTION_MB (0 turns compaction off). */
+const child = (growthMib: number) => `
 import { Writable } from 'node:stream';
 import { createLogger } from './src/server/log.ts';
 import { startIdleCompaction } from './src/server/idle-compaction.ts';
@@ -20,7 +21,7 @@ const lines = [];
 const stream = new Writable({ write(chunk, _e, done) { lines.push(JSON.parse(chunk.toString())); done(); } });
 const log = createLogger({ level: 'info', stream });
 const mib = () => process.memoryUsage.rss() / 1048576;
-const stop = startIdleCompaction(log, { intervalMs: 200, growthBytes: 16 * 1048576, minGapMs: 0 });
+const stop = startIdleCompaction(log, { intervalMs: 200, growthBytes: ${growthMib} * 1048576, minGapMs: 0 });
 const idle = mib();
 // A flood's garbage: objects that live long enough to be promoted, then dropped. The loop is busy
 // meanwhile (no compaction while it is).
@@ -41,12 +42,25 @@ stop();
 process.stdout.write(JSON.stringify({ idle, grown, after, compactedWhileBusy, firstCount, lines }) + '\\n');
 `;
 
+interface Outcome {
+  idle: number;
+  grown: number;
+  after: number;
+  compactedWhileBusy: number;
+  firstCount: number;
+  lines: { msg: string; rssMb: number; afterMb: number }[];
+}
+
+/** As npm start runs it: its young generation and the allocator's settings (package.json). Rejects on a non-zero exit. */
+async function flood(growthMib: number): Promise<Outcome> {
+  const start = startCommand(ROOT);
+  const { stdout } = await promisify(execFile)(process.execPath, [...start.memoryFlags, '--input-type=module', '-e', child(growthMib)], { cwd: ROOT, env: { ...process.env, ...start.env } });
+  return JSON.parse(stdout.trim()) as Outcome;
+}
+
 describe('idle compaction', () => {
   it('gives memory back once the loop is idle, once per growth', { timeout: 60_000 }, async () => {
-    // As npm start runs it: its young generation and the allocator's settings (package.json). Rejects on a non-zero exit.
-    const start = startCommand(ROOT);
-    const { stdout } = await promisify(execFile)(process.execPath, [...start.memoryFlags, '--input-type=module', '-e', CHILD], { cwd: ROOT, env: { ...process.env, ...start.env } });
-    const out = JSON.parse(stdout.trim()) as { idle: number; grown: number; after: number; compactedWhileBusy: number; firstCount: number; lines: { msg: string; rssMb: number; afterMb: number }[] };
+    const out = await flood(16);
     // The garbage made the process grow past the bound, and nothing ran while the loop was busy.
     expect(out.grown - out.idle, JSON.stringify(out)).toBeGreaterThan(16);
     expect(out.compactedWhileBusy).toBe(0);
@@ -57,5 +71,11 @@ describe('idle compaction', () => {
     expect(out.lines[0]!.afterMb).toBeLessThan(out.lines[0]!.rssMb);
     // No new growth, no second one (minGapMs is 0 here).
     expect(out.lines).toHaveLength(1);
+  });
+
+  it('runs none when IDLE_COMPACTION_MB is 0', { timeout: 60_000 }, async () => {
+    const out = await flood(0);
+    expect(out.grown - out.idle, JSON.stringify(out)).toBeGreaterThan(16);
+    expect(out.lines).toEqual([]);
   });
 });
