@@ -11,8 +11,8 @@ const llm = useFakeLlm();
 /**
  * The provider timeout (first token, and between tokens) of the tests that stall on purpose. The
  * others wait far longer: the fake provider shares this process's event loop, and under the full
- * suite's load a pause of 300 ms between two tokens of a healthy stream happens, which cut the
- * endless stream short as "interrupted" instead of at the character bound.
+ * suite's load a pause of 300 ms between two tokens of a healthy stream can happen, which would
+ * end it as "interrupted" (or answer with the built-in assistant) instead of what the test checks.
  */
 const STALL_MS = 300;
 const PATIENT_MS = 10_000;
