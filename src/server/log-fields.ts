@@ -9,7 +9,8 @@
  * each time, a quarter of all allocation in a flood of contact submissions, whose one stored line
  * has none of those fields (bench/NOTES.md, "Memory round"). pino keeps the top-level names (a
  * lookup it makes per key anyway); one level down costs a set lookup per key here, and allocates
- * only when a field matches. A child's bindings are censored at the top level only.
+ * only when a field matches. A child's bindings are censored the same way, once, when the child is
+ made.
  */
 import { redactUrl } from '../lib/redact-url.ts';
 

@@ -148,6 +148,7 @@ export function createLogger({ level, buffered = false, flushIntervalMs = LOG_FL
     destination,
   );
   redactors.set(log, redact);
+  censorChildBindings(log);
   if (encoder) {
     // Unref'd: it never keeps the process alive; it dies with the process, as the logger does.
     setInterval(() => {
@@ -161,6 +162,19 @@ export function createLogger({ level, buffered = false, flushIntervalMs = LOG_FL
   }
   if (boom && buffered) reportDrops(boom, log);
   return log;
+}
+
+/**
+ * A child's bindings get the same one-level-down censor as each line's fields (log-fields.ts),
+ * once, when the child is made. pino's `bindings` formatter cannot do it: pino applies it to the
+ * root's base only and resets it for every child (lib/proto.js, `resetChildingsFormatter`). A
+ * child is `Object.create(parent)`, so grandchildren find this `child` too.
+ */
+function censorChildBindings(log: Logger): void {
+  const pinoChild = log.child;
+  log.child = function child(this: Logger, bindings, options) {
+    return pinoChild.call(this, censorNested(bindings), options);
+  } as Logger['child'];
 }
 
 /** Access-log lines not yet handed to a logger's destination (see createRequestLog). */

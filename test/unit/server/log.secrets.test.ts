@@ -139,15 +139,22 @@ describe('secret fields in log lines', () => {
   it('censors them in a child logger’s bindings and in a logged error', () => {
     const { stream, text } = collect();
     const lines = () => parseLines(text());
-    const log = createLogger({ level: 'info', stream }).child({ job: 'backup', webhookUrl: 'https://hooks.example/in?token=t0k3n-binding', cookie: 'sid=binding' });
+    const smtp = { host: 'mail.example', password: 'nested-binding-password' };
+    const log = createLogger({ level: 'info', stream }).child({ job: 'backup', webhookUrl: 'https://hooks.example/in?token=t0k3n-binding', cookie: 'sid=binding', smtp });
     const error = Object.assign(new Error('refused'), { password: 'err-password', options: { apiKey: 'err-nested-key' } });
     log.warn({ err: error }, 'failed');
     flushLogger(log);
     const [line] = lines();
     const written = JSON.stringify(line);
-    for (const secret of ['t0k3n-binding', 'sid=binding', 'err-password', 'err-nested-key']) expect(written).not.toContain(secret);
-    expect(line).toMatchObject({ job: 'backup', webhookUrl: 'https://hooks.example/in?token=***', cookie: '[redacted]', err: { message: 'refused', password: '[redacted]', options: { apiKey: '[redacted]' } } });
+    for (const secret of ['t0k3n-binding', 'sid=binding', 'nested-binding-password', 'err-password', 'err-nested-key']) expect(written).not.toContain(secret);
+    expect(line).toMatchObject({ job: 'backup', webhookUrl: 'https://hooks.example/in?token=***', cookie: '[redacted]', smtp: { host: 'mail.example', password: '[redacted]' }, err: { message: 'refused', password: '[redacted]', options: { apiKey: '[redacted]' } } });
     expect(String((line!['err'] as { stack: string }).stack)).toContain('Error: refused');
     expect(error.password).toBe('err-password');
+    expect(smtp.password).toBe('nested-binding-password');
+    // A child's child too.
+    log.child({ store: { password: 'grandchild-password' } }).info('second');
+    flushLogger(log);
+    expect(lines()[1]).toMatchObject({ job: 'backup', smtp: { password: '[redacted]' }, store: { password: '[redacted]' }, msg: 'second' });
+    expect(text()).not.toContain('grandchild-password');
   });
 });
