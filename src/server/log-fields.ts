@@ -12,6 +12,7 @@
  * only when a field matches. A child's bindings are censored the same way, once, when the child is
  made.
  */
+import type { Logger } from 'pino';
 import { redactUrl } from '../lib/redact-url.ts';
 
 const URL_FIELDS = new Set(['DATABASE_URL', 'REDIS_URL', 'LLM_BASE_URL', 'CONTACT_WEBHOOK_URL', 'database', 'redisUrl', 'webhookUrl', 'baseUrl', 'connectionString']);
@@ -68,4 +69,17 @@ export function censorNested(fields: Record<string, unknown>, skip?: string): Re
     copy[key] = censored;
   }
   return copy ?? fields;
+}
+
+/**
+ * A child's bindings get the same one-level-down censor as each line's fields (censorNested),
+ * once, when the child is made. pino's `bindings` formatter cannot do it: pino applies it to the
+ * root's base only and resets it for every child (lib/proto.js, `resetChildingsFormatter`). A
+ * child is `Object.create(parent)`, so grandchildren find this `child` too.
+ */
+export function censorChildBindings(log: Logger): void {
+  const pinoChild = log.child;
+  log.child = function child(this: Logger, bindings, options) {
+    return pinoChild.call(this, censorNested(bindings), options);
+  } as Logger['child'];
 }

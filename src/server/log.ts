@@ -11,7 +11,7 @@
 import { pino, type Logger, type LevelWithSilent } from 'pino';
 import { secretRedactor, type SecretRedactor } from '../lib/redact-secrets.ts';
 import { redactUrlsIn } from '../lib/redact-url.ts';
-import { censor, censorNested, censorOwn, TOP_LEVEL_PATHS } from './log-fields.ts';
+import { censor, censorChildBindings, censorNested, censorOwn, TOP_LEVEL_PATHS } from './log-fields.ts';
 
 export type { Logger };
 
@@ -162,19 +162,6 @@ export function createLogger({ level, buffered = false, flushIntervalMs = LOG_FL
   }
   if (boom && buffered) reportDrops(boom, log);
   return log;
-}
-
-/**
- * A child's bindings get the same one-level-down censor as each line's fields (log-fields.ts),
- * once, when the child is made. pino's `bindings` formatter cannot do it: pino applies it to the
- * root's base only and resets it for every child (lib/proto.js, `resetChildingsFormatter`). A
- * child is `Object.create(parent)`, so grandchildren find this `child` too.
- */
-function censorChildBindings(log: Logger): void {
-  const pinoChild = log.child;
-  log.child = function child(this: Logger, bindings, options) {
-    return pinoChild.call(this, censorNested(bindings), options);
-  } as Logger['child'];
 }
 
 /** Access-log lines not yet handed to a logger's destination (see createRequestLog). */
