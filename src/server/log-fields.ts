@@ -10,7 +10,7 @@
  * has none of those fields (bench/NOTES.md, "Memory round"). pino keeps the top-level names (a
  * lookup it makes per key anyway); one level down costs a set lookup per key here, and allocates
  * only when a field matches. A child's bindings are censored the same way, once, when the child is
- made.
+ * made (censorChildBindings).
  */
 import type { Logger } from 'pino';
 import { redactUrl } from '../lib/redact-url.ts';
