@@ -12,7 +12,7 @@ import { renderNginx } from '../../deploy/render-nginx.ts';
 import type { DbHandle } from '../../src/db/create-db.ts';
 import { createMigratedDatabase, type MigratedDatabase } from '../helpers/postgres.ts';
 import { freePort, spawnOwned, type OwnedProcess } from '../helpers/processes.ts';
-import { SHARED_LIMITS_METRICS_TOKEN, testRedisUrl, untilLimitsShared } from '../helpers/redis.ts';
+import { SHARED_LIMITS_ENV, testRedisUrl, untilLimitsShared } from '../helpers/redis.ts';
 import { startServer, type RunningServer } from '../helpers/server.ts';
 
 const NGINX = ['/usr/sbin/nginx', 'nginx'].find((bin) => spawnSync(bin, ['-v']).status === 0);
@@ -70,8 +70,7 @@ describe('two instances behind nginx on PostgreSQL and Redis', () => {
       DATABASE_URL: pg.url,
       REDIS_URL: testRedisUrl(),
       REDIS_KEY_PREFIX: `fleet-${randomBytes(4).toString('hex')}:`,
-      REDIS_TIMEOUT_MS: '10000', // exact shared limits: no fallback on a loaded machine
-      METRICS_TOKEN: SHARED_LIMITS_METRICS_TOKEN,
+      ...SHARED_LIMITS_ENV, // exact shared limits: no fallback on a loaded machine
 
       TRUST_PROXY: '127.0.0.1',
       SITE_URL: proxy,

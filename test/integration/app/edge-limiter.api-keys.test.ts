@@ -15,7 +15,7 @@ import { request } from 'node:http';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTempDatabase } from '../../helpers/postgres.ts';
-import { SHARED_LIMITS_METRICS_TOKEN, testRedisUrl, untilLimitsShared } from '../../helpers/redis.ts';
+import { SHARED_LIMITS_ENV, testRedisUrl, untilLimitsShared } from '../../helpers/redis.ts';
 import { startServer, tempSqliteUrl, testEnv, type RunningServer } from '../../helpers/server.ts';
 import { ENGINES } from '../../helpers/contact-fixtures.ts';
 
@@ -180,7 +180,7 @@ describe('API keys with the Redis store', () => {
     const { token } = await createKey(url, '--minute', '10', '--day', '4');
     // A generous command timeout: on a loaded machine a slow answer would otherwise count as an
     // outage and the instances would fall back to their own memory (the store's promise).
-    const env = { DATABASE_URL: url, REDIS_URL: testRedisUrl(), REDIS_KEY_PREFIX: `keys-${randomBytes(4).toString('hex')}:`, REDIS_TIMEOUT_MS: '10000', METRICS_TOKEN: SHARED_LIMITS_METRICS_TOKEN };
+    const env = { DATABASE_URL: url, REDIS_URL: testRedisUrl(), REDIS_KEY_PREFIX: `keys-${randomBytes(4).toString('hex')}:`, ...SHARED_LIMITS_ENV };
     const [a, b] = [await boot(env), await boot(env)];
     // Anonymous requests first, and each instance deciding in Redis before the key's requests.
     for (const server of [a, b]) expect((await get(server)).status).toBe(200);

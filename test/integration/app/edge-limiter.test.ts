@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SHARED_LIMITS_METRICS_TOKEN, startRedis, testRedisUrl, untilLimitsShared } from '../../helpers/redis.ts';
+import { SHARED_LIMITS_ENV, startRedis, testRedisUrl, untilLimitsShared } from '../../helpers/redis.ts';
 import { startServer, tempSqliteUrl, type RunningServer } from '../../helpers/server.ts';
 
 const RANGE = '/api/v1/public/data?startDate=2026-01-01&endDate=2026-01-02';
@@ -84,8 +84,7 @@ describe('rate limits shared through Redis', () => {
       REDIS_KEY_PREFIX: `test-${randomBytes(4).toString('hex')}:`,
       // Exactness needs Redis to answer every check; on a loaded machine 250 ms can pass and the
       // instances would (by design) fall back to their own in-process limits.
-      REDIS_TIMEOUT_MS: '10000',
-      METRICS_TOKEN: SHARED_LIMITS_METRICS_TOKEN,
+      ...SHARED_LIMITS_ENV,
       RATE_LIMIT_DATA_DAY: '150',
       RATE_LIMIT_DATA_MINUTE: '100000',
       DATABASE_URL: tempSqliteUrl(),

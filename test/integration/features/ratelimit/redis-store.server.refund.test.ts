@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../../../../src/features/ratelimit/memory-store.ts';
 import type { Window } from '../../../../src/features/ratelimit/policies.ts';
 import { createRedisStore, type RedisStore } from '../../../../src/features/ratelimit/redis-store.server.ts';
-import { testRedisUrl } from '../../../helpers/redis.ts';
+import { PATIENT_REDIS_STORE, testRedisUrl } from '../../../helpers/redis.ts';
 
 const DATA: Window[] = [
   { name: 'data-minute', limit: 1000, kind: 'bucket', periodSeconds: 60 },
@@ -18,9 +18,7 @@ const T0 = Date.UTC(2025, 0, 15, 12, 0, 0);
 
 const stores: RedisStore[] = [];
 function redisStore(): RedisStore {
-  // Generous waits: on a loaded machine a slow first connection or answer would count as an
-  // outage, and the store would (by design) answer from its memory instead of running the scripts.
-  const s = createRedisStore({ url: testRedisUrl(), log: pino({ level: 'silent' }), prefix: `refund-${randomBytes(4).toString('hex')}:`, clock: 'caller', commandTimeoutMs: 10_000, firstConnectWaitMs: 10_000 });
+  const s = createRedisStore({ url: testRedisUrl(), log: pino({ level: 'silent' }), prefix: `refund-${randomBytes(4).toString('hex')}:`, clock: 'caller', ...PATIENT_REDIS_STORE });
   stores.push(s);
   return s;
 }

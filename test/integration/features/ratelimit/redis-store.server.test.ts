@@ -13,7 +13,7 @@ import { policiesFromConfig, type RateClass } from '../../../../src/features/rat
 import { windowKey } from '../../../../src/features/ratelimit/redis-script.ts';
 import { createRedisStore, type RedisStore } from '../../../../src/features/ratelimit/redis-store.server.ts';
 import { freePort } from '../../../helpers/processes.ts';
-import { startRedis, testRedisUrl } from '../../../helpers/redis.ts';
+import { PATIENT_REDIS_STORE, startRedis, testRedisUrl } from '../../../helpers/redis.ts';
 
 const SHARED_URL = testRedisUrl();
 const PREFIX = `rl-test:${process.pid}-${Date.now()}:`;
@@ -66,16 +66,9 @@ async function takeUntilRecovered(s: RedisStore, route: RateClass): Promise<Deci
   return decisions;
 }
 
-/**
- * For the tests about atomicity, not about a loaded machine: a first connection or an answer
- * slower than the defaults (1 s, 250 ms) would count as an outage, and the store would (by design)
- * answer from its memory.
- */
-const PATIENT = { commandTimeoutMs: 10_000, firstConnectWaitMs: 10_000 };
-
 describe('Redis rate-limit store', () => {
   it('lets two instances together admit exactly the limit under 1,000 concurrent requests', async () => {
-    const [a, b] = [store(PATIENT), store(PATIENT)];
+    const [a, b] = [store(PATIENT_REDIS_STORE), store(PATIENT_REDIS_STORE)];
     // Connect both first so no request is answered by the fallback while connecting.
     await a.take('warm-up-a', defaults.site, Date.now());
     await b.take('warm-up-b', defaults.site, Date.now());
@@ -99,7 +92,7 @@ describe('Redis rate-limit store', () => {
   });
 
   it('admits exactly the minute limit of the data interface from two instances at one instant', async () => {
-    const [a, b] = [store({ clock: 'caller', ...PATIENT }), store({ clock: 'caller', ...PATIENT })];
+    const [a, b] = [store({ clock: 'caller', ...PATIENT_REDIS_STORE }), store({ clock: 'caller', ...PATIENT_REDIS_STORE })];
     await a.take('warm-up-a', defaults.site, T0);
     await b.take('warm-up-b', defaults.site, T0);
     const decisions = await Promise.all(Array.from({ length: 1_000 }, (_, i) => (i % 2 === 0 ? a : b).take('2001:db8::/64', defaults.data, T0)));

@@ -2,7 +2,7 @@
  * The demo serves with the memory settings of `npm start` (issue 35): the first command a new
  * user runs is the process they measure, and without `--max-semi-space-size=4` and
  * MALLOC_ARENA_MAX a flood of contact submissions grew it by about three times as much; the
- * allocator's fixed thresholds keep a flood's peak under 150 MB (bench/NOTES.md, "Memory round 7").
+ * allocator's fixed thresholds keep a flood's peak near 150 MB (bench/NOTES.md, "Memory round 7").
  */
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
